@@ -1,0 +1,22 @@
+"""ORM models only: no queries, no I/O, no settings."""
+
+from models.association import ASSOCIATION_KINDS, MemoryAssociation
+from models.base import Base, UTCDateTime
+from models.history import JobRun, MemoryScoreHistory
+from models.index import MemoryTerm, MemoryTopic
+from models.memory import IMPORTANCE_LEVELS, MEMORY_TYPES, MemoryUser, UserMemory
+
+__all__ = [
+    "ASSOCIATION_KINDS",
+    "IMPORTANCE_LEVELS",
+    "MEMORY_TYPES",
+    "Base",
+    "JobRun",
+    "MemoryAssociation",
+    "MemoryScoreHistory",
+    "MemoryTerm",
+    "MemoryTopic",
+    "MemoryUser",
+    "UTCDateTime",
+    "UserMemory",
+]

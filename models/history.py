@@ -1,0 +1,54 @@
+"""Score history and scheduled job runs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Float, ForeignKeyConstraint, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base, BigIntPK
+
+
+class MemoryScoreHistory(Base):
+    """A snapshot of a memory's importance whenever it moved noticeably."""
+
+    __tablename__ = "memory_score_history"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["user_id", "memory_id"],
+            ["user_memories.user_id", "user_memories.id"],
+            ondelete="CASCADE",
+        ),
+        Index("ix_memory_score_history_user_memory", "user_id", "memory_id", "scored_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(128))
+    memory_id: Mapped[int] = mapped_column(BigInteger)
+    scored_at: Mapped[datetime]
+    reason: Mapped[str] = mapped_column(String(16))
+    importance_score: Mapped[float] = mapped_column(Float)
+    importance_level: Mapped[str] = mapped_column(String(8))
+    frequency_score: Mapped[float] = mapped_column(Float)
+    recency_score: Mapped[float] = mapped_column(Float)
+    emotion_score: Mapped[float] = mapped_column(Float)
+    impact_score: Mapped[float] = mapped_column(Float)
+
+
+class JobRun(Base):
+    """One run of a scheduled (or on-demand) job, written even when it fails."""
+
+    __tablename__ = "job_runs"
+    __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    job: Mapped[str] = mapped_column(String(32))
+    trigger: Mapped[str] = mapped_column(String(16))
+    user_id: Mapped[str | None] = mapped_column(String(128), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    rows: Mapped[int] = mapped_column(Integer, default=0)
+    escalations: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text, default=None)

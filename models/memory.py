@@ -1,0 +1,79 @@
+"""The per-user memory row and its per-user aggregate."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base, BigIntPK, JSONType
+
+MEMORY_TYPES = ("fact", "preference", "goal", "decision", "constraint", "todo", "event", "other")
+IMPORTANCE_LEVELS = ("high", "medium", "low")
+
+
+class UserMemory(Base):
+    """Something a person said, with the facts and scores that decide its importance.
+
+    Keys are designed for sharding by ``user_id``: every index and unique constraint
+    leads with ``user_id``, and child tables reference ``(user_id, id)``.
+    """
+
+    __tablename__ = "user_memories"
+    __table_args__ = (
+        UniqueConstraint("user_id", "id"),
+        UniqueConstraint("user_id", "content_hash"),
+        # Empty-query recall, admin listing and order=importance keyset pagination.
+        Index("ix_user_memories_user_importance", "user_id", "importance_score", "id"),
+        # order=recent keyset pagination.
+        Index("ix_user_memories_user_created", "user_id", "created_at", "id"),
+        Index("ix_user_memories_user_escalated", "user_id", "escalated_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(128))
+    content: Mapped[str] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    memory_type: Mapped[str] = mapped_column(String(16), default="other")
+    source: Mapped[str | None] = mapped_column(String(128), default=None)
+    # "metadata" is reserved on declarative classes, so the attribute is ``meta``.
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType, default=dict)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+    frequency_count: Mapped[int] = mapped_column(Integer, default=0)
+    mention_count: Mapped[int] = mapped_column(Integer, default=1)
+    recall_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_recalled_at: Mapped[datetime | None] = mapped_column(default=None)
+    last_mentioned_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    emotion_tags: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    # The emotion component is a property of the text (and explicit tags), fixed at write.
+    emotion_score: Mapped[float] = mapped_column(Float, default=0.0)
+    topics: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    associated_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Token count of the indexed text, for BM25 length normalisation.
+    doc_length: Mapped[int] = mapped_column(Integer, default=0)
+
+    importance_score: Mapped[float] = mapped_column(Float, default=0.0)
+    importance_level: Mapped[str] = mapped_column(String(8), default="low")
+    frequency_score: Mapped[float] = mapped_column(Float, default=0.0)
+    recency_score: Mapped[float] = mapped_column(Float, default=0.0)
+    impact_score: Mapped[float] = mapped_column(Float, default=0.0)
+    scored_at: Mapped[datetime | None] = mapped_column(default=None)
+    escalated_at: Mapped[datetime | None] = mapped_column(default=None)
+    escalation_acknowledged_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class MemoryUser(Base):
+    """Per-user aggregates, kept by atomic increments: BM25 statistics and counts."""
+
+    __tablename__ = "memory_users"
+
+    user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    memory_count: Mapped[int] = mapped_column(BigInteger, default=0)
+    total_doc_length: Mapped[int] = mapped_column(BigInteger, default=0)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]

@@ -1,0 +1,1 @@
+"""All behaviour of the memory service; imports models, never api."""

@@ -1,0 +1,90 @@
+"""Engine and session factory, and the one way to open a unit of work."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from services.settings import Settings
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    sync_engine = engine.sync_engine
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from pysqlite so our BEGIN below is the only one.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        # Cascading deletes of postings, topics and links depend on this.
+        cursor.execute("PRAGMA foreign_keys=ON")
+        # WAL lets readers proceed while the scheduler writes.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # Wait for a competing writer instead of failing at once with "database is locked".
+        cursor.execute("PRAGMA busy_timeout=30000")
+        # Safe with WAL; full fsync on every commit buys nothing for this workload.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        try:
+            cursor.execute("SELECT exp(0)")
+        except Exception:  # pragma: no cover - only on SQLite builds without math functions
+            dbapi_connection.create_function("exp", 1, math.exp, deterministic=True)
+        cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # IMMEDIATE takes the write lock up front: a deferred transaction that reads and
+        # then writes can fail with SQLITE_BUSY without ever waiting on busy_timeout.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def build_engine(url: str, *, echo: bool = False, pool_size: int = 10) -> AsyncEngine:
+    """An async engine for ``url`` with the per-dialect settings this service relies on."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, echo=echo)
+        _configure_sqlite(engine)
+        return engine
+    return create_async_engine(
+        url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
+    )
+
+
+class Database:
+    """The engine and its session factory; built once per process by an edge."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Database:
+        """Build the engine that ``settings.database_url`` names."""
+        return cls(
+            build_engine(
+                settings.database_url, echo=settings.db_echo, pool_size=settings.db_pool_size
+            )
+        )
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    @asynccontextmanager
+    async def unit_of_work(self) -> AsyncIterator[AsyncSession]:
+        """begin → yield a session → commit, or roll back on any error."""
+        async with self.sessionmaker() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()

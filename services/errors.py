@@ -1,0 +1,65 @@
+"""Domain errors: each carries its machine code and HTTP status; api/errors.py renders them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error a caller can act on."""
+
+    code = "error"
+    status_code = 400
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidInput(DomainError):
+    """The request is well-formed JSON but its values make no sense."""
+
+    code = "invalid_input"
+    status_code = 422
+
+
+class MemoryNotFound(DomainError):
+    """No such memory for this user (another user's memory looks the same)."""
+
+    code = "memory_not_found"
+    status_code = 404
+
+    def __init__(self, memory_id: int) -> None:
+        super().__init__(f"memory {memory_id} not found")
+
+
+class UserNotFound(DomainError):
+    """The user has no memories."""
+
+    code = "user_not_found"
+    status_code = 404
+
+    def __init__(self, user_id: str) -> None:
+        super().__init__(f"user {user_id!r} has no memories")
+
+
+class DuplicateContent(DomainError):
+    """An update would make a memory identical to another memory of the same user."""
+
+    code = "duplicate_content"
+    status_code = 409
+
+
+class Unauthorized(DomainError):
+    """No or an unknown bearer key."""
+
+    code = "unauthorized"
+    status_code = 401
+
+
+class Forbidden(DomainError):
+    """A valid key without the right to this route."""
+
+    code = "forbidden"
+    status_code = 403

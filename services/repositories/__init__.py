@@ -1,0 +1,1 @@
+"""All SQL lives here. Every query is scoped by ``user_id`` unless it is an admin view."""

@@ -1,0 +1,54 @@
+"""The one seam for SQL that differs between SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Float, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.functions import FunctionElement
+
+# Any fixed 64-bit number; it names the rescoring job's lock in pg_locks.
+RESCORE_LOCK_KEY = 0x4A4D454D  # "JMEM"
+
+
+class days_since(FunctionElement[float]):  # noqa: N801 - reads like the SQL function it is
+    """Fractional days from a timestamp column to ``now`` (may be negative)."""
+
+    type = Float()
+    inherit_cache = True
+
+    def __init__(self, now: ColumnElement[Any], then: ColumnElement[Any]) -> None:
+        super().__init__(now, then)
+
+
+@compiles(days_since, "sqlite")
+def _days_since_sqlite(element: days_since, compiler: SQLCompiler, **kw: Any) -> str:
+    now, then = list(element.clauses)
+    # Timestamps are stored as naive UTC text that julianday() parses.
+    return f"(julianday({compiler.process(now, **kw)}) - julianday({compiler.process(then, **kw)}))"
+
+
+@compiles(days_since, "postgresql")
+def _days_since_pg(element: days_since, compiler: SQLCompiler, **kw: Any) -> str:
+    now, then = list(element.clauses)
+    return (
+        f"(EXTRACT(EPOCH FROM ({compiler.process(now, **kw)} - {compiler.process(then, **kw)}))"
+        " / 86400.0)"
+    )
+
+
+async def try_rescore_lock(session: AsyncSession) -> bool:
+    """Take the transaction-scoped rescoring lock; False if another replica holds it.
+
+    SQLite serves one process, whose scheduler never overlaps itself, so it needs none.
+    """
+    if session.bind.dialect.name != "postgresql":
+        return True
+    result = await session.execute(
+        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": RESCORE_LOCK_KEY}
+    )
+    return bool(result.scalar_one())

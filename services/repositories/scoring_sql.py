@@ -1,0 +1,182 @@
+"""Set-based rescoring: seed 002's formulas as SQL, mirroring services/scoring.py.
+
+One statement rescores any set of rows (a user, an id range, a list of ids) without
+bringing them into Python. A half-life decay is ``exp(days · ln 0.5 / H)``, the same
+number as ``0.5 ** (days / H)`` in the pure scorer.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Float,
+    Select,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.sql.elements import ColumnElement
+
+from models import MemoryScoreHistory, UserMemory, UTCDateTime
+from services.repositories.dialect import days_since
+from services.settings import Settings
+
+LN_HALF = math.log(0.5)
+
+
+def _num(value: float) -> ColumnElement[float]:
+    return literal(value, Float())
+
+
+def _clamp01(expr: ColumnElement[Any]) -> ColumnElement[Any]:
+    return case((expr > 1.0, _num(1.0)), (expr < 0.0, _num(0.0)), else_=expr)
+
+
+def _decay(days: ColumnElement[Any], half_life: float) -> ColumnElement[Any]:
+    # Future timestamps (clock skew, imports) count as "now", like days_between().
+    clipped = case((days < 0.0, _num(0.0)), else_=days)
+    return func.exp(clipped * _num(LN_HALF / half_life))
+
+
+def _last_activity() -> ColumnElement[Any]:
+    recalled, mentioned = UserMemory.last_recalled_at, UserMemory.last_mentioned_at
+    return case(
+        (
+            and_(recalled.is_not(None), mentioned.is_not(None)),
+            case((recalled > mentioned, recalled), else_=mentioned),
+        ),
+        (recalled.is_not(None), recalled),
+        (mentioned.is_not(None), mentioned),
+        else_=UserMemory.created_at,
+    )
+
+
+def scored_rows(settings: Settings, now: datetime, where: ColumnElement[bool]) -> Select[Any]:
+    """SELECT id, the four components, the score and the level for rows matching ``where``."""
+    s = settings
+    now_param = bindparam("score_now", now, type_=UTCDateTime())
+    count_ratio = UserMemory.frequency_count * _num(1.0 / s.frequency_threshold)
+    frequency = case((count_ratio > 1.0, _num(1.0)), else_=count_ratio) * _decay(
+        days_since(now_param, _last_activity()), s.frequency_half_life_days
+    )
+    raw_recency = _decay(days_since(now_param, UserMemory.created_at), s.recency_half_life_days)
+    recency = case(
+        (
+            and_(
+                UserMemory.emotion_score >= s.emotion_floor_min_weight,
+                raw_recency < s.emotion_recency_floor,
+            ),
+            _num(s.emotion_recency_floor),
+        ),
+        else_=raw_recency,
+    )
+    impact_ratio = UserMemory.associated_count * _num(1.0 / s.impact_threshold)
+    impact = case((impact_ratio > 1.0, _num(1.0)), else_=impact_ratio)
+    emotion = _clamp01(UserMemory.emotion_score)
+    components = (
+        select(
+            UserMemory.id.label("id"),
+            frequency.label("frequency"),
+            recency.label("recency"),
+            emotion.label("emotion"),
+            impact.label("impact"),
+        )
+        .where(where)
+        .subquery("components")
+    )
+    c = components.c
+    score = _clamp01(
+        c.frequency * s.weight_frequency
+        + c.recency * s.weight_recency
+        + c.emotion * s.weight_emotion
+        + c.impact * s.weight_impact
+    )
+    level = case(
+        (score >= s.level_high, literal("high")),
+        (score >= s.level_medium, literal("medium")),
+        else_=literal("low"),
+    )
+    return select(
+        c.id, c.frequency, c.recency, c.emotion, c.impact, score.label("score"), level.label("level")
+    )
+
+
+def history_insert(
+    settings: Settings, now: datetime, where: ColumnElement[bool], reason: str
+) -> Any:
+    """INSERT a history row for every matching memory whose score moved noticeably."""
+    scored = scored_rows(settings, now, where).subquery("scored")
+    moved = or_(
+        UserMemory.scored_at.is_(None),
+        func.abs(scored.c.score - UserMemory.importance_score) >= settings.score_history_min_delta,
+        scored.c.level != UserMemory.importance_level,
+    )
+    rows = select(
+        UserMemory.user_id,
+        UserMemory.id,
+        bindparam("history_now", now, type_=UTCDateTime()),
+        literal(reason),
+        scored.c.score,
+        scored.c.level,
+        scored.c.frequency,
+        scored.c.recency,
+        scored.c.emotion,
+        scored.c.impact,
+    ).where(UserMemory.id == scored.c.id, moved)
+    h = MemoryScoreHistory
+    return insert(h).from_select(
+        [
+            h.user_id,
+            h.memory_id,
+            h.scored_at,
+            h.reason,
+            h.importance_score,
+            h.importance_level,
+            h.frequency_score,
+            h.recency_score,
+            h.emotion_score,
+            h.impact_score,
+        ],
+        rows,
+    )
+
+
+def rescore_update(settings: Settings, now: datetime, where: ColumnElement[bool]) -> Any:
+    """UPDATE the matching memories' components, score, level and escalation mark.
+
+    A memory crossing into ``high`` gets ``escalated_at = now`` (seed §5.1
+    should_escalate); one leaving ``high`` loses its escalation.
+    """
+    scored = scored_rows(settings, now, where).subquery("scored")
+    now_param = bindparam("update_now", now, type_=UTCDateTime())
+    crossing = and_(scored.c.level == "high", UserMemory.importance_level != "high")
+    return (
+        update(UserMemory)
+        .where(UserMemory.id == scored.c.id)
+        .values(
+            frequency_score=scored.c.frequency,
+            recency_score=scored.c.recency,
+            impact_score=scored.c.impact,
+            importance_score=scored.c.score,
+            importance_level=scored.c.level,
+            scored_at=now_param,
+            escalated_at=case(
+                (crossing, now_param),
+                (scored.c.level != "high", None),
+                else_=UserMemory.escalated_at,
+            ),
+            escalation_acknowledged_at=case(
+                (scored.c.level != "high", None), else_=UserMemory.escalation_acknowledged_at
+            ),
+        )
+        .execution_options(synchronize_session=False)
+    )
