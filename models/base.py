@@ -6,7 +6,7 @@ Models import nothing from the project: no queries, no I/O, no settings.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, MetaData
 from sqlalchemy.dialects.postgresql import JSONB
@@ -64,4 +64,4 @@ class Base(DeclarativeBase):
     """Root of every model; shares one MetaData with the naming convention."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map: dict[Any, Any] = {datetime: UTCDateTime}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime}

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Float, text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
+
+SQLExpr = ColumnElement[Any] | InstrumentedAttribute[Any]
 
 # Any fixed 64-bit number; it names the rescoring job's lock in pg_locks.
 RESCORE_LOCK_KEY = 0x4A4D454D  # "JMEM"
@@ -21,7 +26,7 @@ class days_since(FunctionElement[float]):  # noqa: N801 - reads like the SQL fun
     type = Float()
     inherit_cache = True
 
-    def __init__(self, now: ColumnElement[Any], then: ColumnElement[Any]) -> None:
+    def __init__(self, now: ColumnElement[Any], then: SQLExpr) -> None:
         super().__init__(now, then)
 
 
@@ -41,14 +46,30 @@ def _days_since_pg(element: days_since, compiler: SQLCompiler, **kw: Any) -> str
     )
 
 
-async def try_rescore_lock(session: AsyncSession) -> bool:
-    """Take the transaction-scoped rescoring lock; False if another replica holds it.
+@asynccontextmanager
+async def rescore_lock(engine: AsyncEngine) -> AsyncIterator[bool]:
+    """Hold the cluster-wide rescoring lock for a whole run; yields False if taken.
 
+    A session-level advisory lock on a dedicated connection, because the run commits
+    batch by batch; it is released at the end, or by the server if the connection dies.
     SQLite serves one process, whose scheduler never overlaps itself, so it needs none.
     """
-    if session.bind.dialect.name != "postgresql":
-        return True
-    result = await session.execute(
-        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": RESCORE_LOCK_KEY}
-    )
-    return bool(result.scalar_one())
+    if engine.dialect.name != "postgresql":
+        yield True
+        return
+    async with engine.connect() as conn:
+        acquired = bool(
+            (
+                await conn.execute(
+                    text("SELECT pg_try_advisory_lock(:key)"), {"key": RESCORE_LOCK_KEY}
+                )
+            ).scalar_one()
+        )
+        try:
+            yield acquired
+        finally:
+            if acquired:
+                await conn.execute(
+                    text("SELECT pg_advisory_unlock(:key)"), {"key": RESCORE_LOCK_KEY}
+                )
+            await conn.commit()

@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, UserMemory, UTCDateTime
-from services.repositories.dialect import days_since
+from services.repositories.dialect import SQLExpr, days_since
 from services.settings import Settings
 
 LN_HALF = math.log(0.5)
@@ -37,7 +37,7 @@ def _num(value: float) -> ColumnElement[float]:
     return literal(value, Float())
 
 
-def _clamp01(expr: ColumnElement[Any]) -> ColumnElement[Any]:
+def _clamp01(expr: SQLExpr) -> ColumnElement[Any]:
     return case((expr > 1.0, _num(1.0)), (expr < 0.0, _num(0.0)), else_=expr)
 
 
@@ -106,7 +106,13 @@ def scored_rows(settings: Settings, now: datetime, where: ColumnElement[bool]) -
         else_=literal("low"),
     )
     return select(
-        c.id, c.frequency, c.recency, c.emotion, c.impact, score.label("score"), level.label("level")
+        c.id,
+        c.frequency,
+        c.recency,
+        c.emotion,
+        c.impact,
+        score.label("score"),
+        level.label("level"),
     )
 
 

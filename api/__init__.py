@@ -1,0 +1,1 @@
+"""Delivery: the REST API and the command line, over the service layer."""

@@ -1,0 +1,60 @@
+"""The application factory and its lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+
+from api.deps import AppState, require_service_key
+from api.errors import error_responses, install_error_handlers
+from api.routes import admin, health, memories, recall
+from services.analysis import TextAnalyzer
+from services.clock import Clock, utcnow
+from services.db import Database
+from services.scheduler import build_scheduler
+from services.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings, *, db: Database | None = None, clock: Clock = utcnow) -> FastAPI:
+    """Build the app. Tests pass their own ``db`` (bound to a rolled-back transaction)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        database = db or Database.from_settings(settings)
+        analyzer = TextAnalyzer(settings)
+        # Load jieba's dictionaries before the first request instead of during it.
+        await asyncio.to_thread(analyzer.warm)
+        app.state.jarvis = AppState(settings, database, analyzer, clock)
+        scheduler = (
+            build_scheduler(database, settings, clock) if settings.scheduler_enabled else None
+        )
+        if scheduler is not None:
+            scheduler.start()
+        try:
+            yield
+        finally:
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+            if db is None:
+                await database.dispose()
+
+    app = FastAPI(
+        title="jarvis-memory",
+        version="0.1.0",
+        summary="Importance-scored personal memory for an assistant.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    v1 = [Depends(require_service_key)]
+    auth_errors = error_responses(401)
+    app.include_router(memories.router, dependencies=v1, responses=auth_errors)
+    app.include_router(recall.router, dependencies=v1, responses=auth_errors)
+    app.include_router(admin.router)
+    app.include_router(health.router)
+    return app

@@ -1,0 +1,97 @@
+"""FastAPI dependencies: the request's unit of work, services and auth."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.analysis import TextAnalyzer
+from services.clock import Clock
+from services.db import Database
+from services.errors import Forbidden, Unauthorized
+from services.memory import MemoryService
+from services.recall import RecallService
+from services.settings import Settings
+from services.validation import USER_ID_PATTERN
+
+
+@dataclass
+class AppState:
+    """What the lifespan builds once and every request shares."""
+
+    settings: Settings
+    db: Database
+    analyzer: TextAnalyzer
+    clock: Clock
+
+
+def get_state(request: Request) -> AppState:
+    """The application's shared state."""
+    state: AppState = request.app.state.jarvis
+    return state
+
+
+StateDep = Annotated[AppState, Depends(get_state)]
+
+
+async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
+    """One unit of work per request: commit at the end, roll back on any error."""
+    async with state.db.unit_of_work() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+
+def get_memory_service(state: StateDep, session: SessionDep) -> MemoryService:
+    """A MemoryService bound to the request's session."""
+    return MemoryService(session, state.settings, state.analyzer, state.clock)
+
+
+def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
+    """A RecallService bound to the request's session."""
+    return RecallService(session, state.settings, state.analyzer, state.clock)
+
+
+MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
+RecallServiceDep = Annotated[RecallService, Depends(get_recall_service)]
+UserId = Annotated[str, Path(pattern=USER_ID_PATTERN, description="1-128 of [A-Za-z0-9_.:@-]")]
+
+_bearer = HTTPBearer(auto_error=False)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+def _matches(token: str, keys: list[str]) -> bool:
+    # Constant-time comparison against every key: no timing hint about which is close.
+    return any(hmac.compare_digest(token.encode(), key.encode()) for key in keys)
+
+
+def require_service_key(state: StateDep, credentials: Credentials) -> None:
+    """``/v1`` routes: a service key or an admin key, when auth is on."""
+    settings = state.settings
+    if not settings.auth_enabled:
+        return
+    if credentials is None:
+        raise Unauthorized("missing bearer key")
+    if not _matches(credentials.credentials, settings.jarvis_api_keys + settings.jarvis_admin_keys):
+        raise Unauthorized("unknown key")
+
+
+def require_admin_key(state: StateDep, credentials: Credentials) -> None:
+    """``/admin`` routes: an admin key, when auth is on."""
+    settings = state.settings
+    if not settings.auth_enabled:
+        return
+    if credentials is None:
+        raise Unauthorized("missing bearer key")
+    if _matches(credentials.credentials, settings.jarvis_admin_keys):
+        return
+    if _matches(credentials.credentials, settings.jarvis_api_keys):
+        raise Forbidden("a service key cannot use the admin API")
+    raise Unauthorized("unknown key")

@@ -1,0 +1,62 @@
+"""The one place that turns errors into HTTP responses: {"error": {code, message}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from api.schemas import ErrorOut
+from services.errors import DomainError
+
+
+def error_response(status: int, code: str, message: str, details: Any = None) -> JSONResponse:
+    """A JSON error body in the service's one shape."""
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        body["details"] = jsonable_encoder(details)
+    return JSONResponse(status_code=status, content={"error": body})
+
+
+async def _domain(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DomainError)
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
+    response = error_response(exc.status_code, exc.code, exc.message, exc.details)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+async def _validation(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+        for e in exc.errors()
+    ]
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(str(p) for p in first["loc"] if p != "body")
+    return error_response(422, "invalid_input", f"{where}: {first['msg']}", errors)
+
+
+async def _http(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    return error_response(
+        exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers on ``app``."""
+    app.add_exception_handler(DomainError, _domain)
+    app.add_exception_handler(RequestValidationError, _validation)
+    app.add_exception_handler(StarletteHTTPException, _http)
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries documenting the error shape for these statuses."""
+    return {status: {"model": ErrorOut} for status in statuses}

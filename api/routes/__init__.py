@@ -1,0 +1,1 @@
+"""HTTP routes: validate, resolve dependencies, call one service method, return."""

@@ -1,0 +1,133 @@
+"""Remember, list, read, edit, forget and link a user's memories."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Response, status
+
+from api.deps import MemoryServiceDep, UserId
+from api.errors import error_responses
+from api.presenters import link_out, memory_out
+from api.schemas import (
+    BatchOut,
+    Level,
+    LinkIn,
+    LinkOut,
+    MemoryBatchIn,
+    MemoryIn,
+    MemoryOut,
+    MemoryPageOut,
+    MemoryPatch,
+    MemoryType,
+)
+from services.memory import MemoryChanges, NewMemory
+
+router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"])
+
+
+def _new(item: MemoryIn) -> NewMemory:
+    return NewMemory(
+        content=item.content,
+        memory_type=item.memory_type,
+        source=item.source,
+        metadata=item.metadata,
+        emotion_tags=item.emotion_tags,
+        created_at=item.created_at,
+    )
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        200: {"model": MemoryOut, "description": "Merged into an existing memory"},
+        **error_responses(422),
+    },
+)
+async def create_memory(
+    user_id: UserId, body: MemoryIn, service: MemoryServiceDep, response: Response
+) -> MemoryOut:
+    """Remember a statement. Saying the same thing again merges (200, ``merged: true``)."""
+    stored = await service.add(user_id, _new(body))
+    if stored.merged:
+        response.status_code = status.HTTP_200_OK
+    return memory_out(stored.memory, merged=stored.merged)
+
+
+@router.post("/batch", responses=error_responses(422))
+async def create_memories(
+    user_id: UserId, body: MemoryBatchIn, service: MemoryServiceDep
+) -> BatchOut:
+    """Remember up to 1,000 statements in order, all or nothing."""
+    stored = await service.add_many(user_id, [_new(i) for i in body.items])
+    merged = sum(1 for s in stored if s.merged)
+    return BatchOut(
+        items=[memory_out(s.memory, merged=s.merged) for s in stored],
+        created=len(stored) - merged,
+        merged=merged,
+    )
+
+
+@router.get("", responses=error_responses(422))
+async def list_memories(
+    user_id: UserId,
+    service: MemoryServiceDep,
+    order: Literal["importance", "recent"] = "importance",
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=512)] = None,
+    type: Annotated[list[MemoryType] | None, Query()] = None,
+    level: Level | None = None,
+) -> MemoryPageOut:
+    """A page of memories, most important (``order=importance``) or newest first."""
+    page = await service.list_page(
+        user_id, order=order, limit=limit, cursor=cursor, types=type or [], level=level
+    )
+    return MemoryPageOut(items=[memory_out(m) for m in page.items], next_cursor=page.next_cursor)
+
+
+@router.get("/{memory_id}", responses=error_responses(404, 422))
+async def get_memory(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> MemoryOut:
+    """One memory with its scores."""
+    return memory_out(await service.get(user_id, memory_id))
+
+
+@router.patch("/{memory_id}", responses=error_responses(404, 409, 422))
+async def update_memory(
+    user_id: UserId, memory_id: int, body: MemoryPatch, service: MemoryServiceDep
+) -> MemoryOut:
+    """Edit a memory; new content is re-analysed and rescored."""
+    changes = MemoryChanges(
+        content=body.content,
+        memory_type=body.memory_type,
+        source=body.source,
+        metadata=body.metadata,
+        emotion_tags=body.emotion_tags,
+    )
+    return memory_out(await service.update(user_id, memory_id, changes))
+
+
+@router.delete(
+    "/{memory_id}", status_code=status.HTTP_204_NO_CONTENT, responses=error_responses(404, 422)
+)
+async def delete_memory(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> None:
+    """Forget a memory and its links."""
+    await service.delete(user_id, memory_id)
+
+
+@router.post(
+    "/{memory_id}/links",
+    status_code=status.HTTP_201_CREATED,
+    responses=error_responses(404, 422),
+)
+async def link_memories(
+    user_id: UserId, memory_id: int, body: LinkIn, service: MemoryServiceDep
+) -> LinkOut:
+    """Link two memories of the same user; both gain impact."""
+    return link_out(await service.link(user_id, memory_id, body.target_id, body.weight))
+
+
+@router.get("/{memory_id}/links", responses=error_responses(404, 422))
+async def list_links(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> list[LinkOut]:
+    """Every link of one memory (topic and explicit)."""
+    return [link_out(link) for link in await service.links_of(user_id, memory_id)]

@@ -1,0 +1,51 @@
+"""Recall and escalations: what the assistant should bring up."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from api.deps import MemoryServiceDep, RecallServiceDep, UserId
+from api.errors import error_responses
+from api.presenters import memory_out
+from api.schemas import MemoryOut, RecallHitOut, RecallIn, RecallOut
+
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
+
+
+@router.post("/recall", responses=error_responses(422))
+async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> RecallOut:
+    """The memories that matter most for ``query``, best first.
+
+    Ranked by 0.7 × lexical relevance + 0.3 × importance (see settings). ``explain``
+    adds every signal's and component's contribution; ``track=false`` leaves the recall
+    counts alone.
+    """
+    hits = await service.recall_memories(
+        user_id, body.query, body.top_k, explain=body.explain, track=body.track, types=body.types
+    )
+    return RecallOut(
+        results=[
+            RecallHitOut(
+                memory=memory_out(h.memory),
+                score=h.score,
+                relevance=h.relevance,
+                importance=h.importance,
+                explanation=h.explanation,
+            )
+            for h in hits
+        ]
+    )
+
+
+@router.get("/escalations", responses=error_responses(422))
+async def escalations(
+    user_id: UserId, service: MemoryServiceDep, include_acknowledged: bool = False
+) -> list[MemoryOut]:
+    """Memories that crossed into ``high`` ("you mentioned this three times")."""
+    return [memory_out(m) for m in await service.escalations(user_id, include_acknowledged)]
+
+
+@router.post("/escalations/{memory_id}/ack", responses=error_responses(404, 422))
+async def acknowledge(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> MemoryOut:
+    """Mark an escalation as followed up."""
+    return memory_out(await service.acknowledge_escalation(user_id, memory_id))

@@ -1,0 +1,230 @@
+"""Request and response bodies of the REST API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from models import MEMORY_TYPES
+from services.validation import (
+    MAX_BATCH_ITEMS,
+    MAX_CONTENT_CHARS,
+    MAX_TOP_K,
+    check_metadata,
+    check_tags,
+)
+
+MemoryType = Literal[
+    "fact", "preference", "goal", "decision", "constraint", "todo", "event", "other"
+]
+Level = Literal["high", "medium", "low"]
+Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
+Tags = Annotated[list[str], AfterValidator(check_tags)]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=r"\S")]
+
+assert set(MemoryType.__args__) == set(MEMORY_TYPES)  # type: ignore[attr-defined]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MemoryIn(_Strict):
+    """A statement to remember."""
+
+    content: Content
+    memory_type: MemoryType = "other"
+    source: Annotated[str, Field(max_length=128)] | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    emotion_tags: Tags = Field(default_factory=list)
+    created_at: datetime | None = Field(
+        default=None, description="When it was said (for imports); must carry a timezone."
+    )
+
+
+class MemoryBatchIn(_Strict):
+    """Up to 1,000 statements, stored in order in one transaction."""
+
+    items: Annotated[list[MemoryIn], Field(min_length=1, max_length=MAX_BATCH_ITEMS)]
+
+
+class MemoryPatch(_Strict):
+    """Fields to change; omitted fields stay as they are."""
+
+    content: Content | None = None
+    memory_type: MemoryType | None = None
+    source: Annotated[str, Field(max_length=128)] | None = None
+    metadata: Metadata | None = None
+    emotion_tags: Tags | None = None
+
+
+class LinkIn(_Strict):
+    """Link this memory to another memory of the same user."""
+
+    target_id: int
+    weight: Annotated[float, Field(gt=0, le=100)] = 1.0
+
+
+class RecallIn(_Strict):
+    """What the assistant is about to answer; empty means "what matters most"."""
+
+    query: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 5
+    explain: bool = False
+    track: bool = True
+    types: list[MemoryType] = Field(default_factory=list)
+
+
+class ScoresOut(BaseModel):
+    """The four components of seed 002 §3 and their weighted total."""
+
+    importance: float
+    level: Level
+    frequency: float
+    recency: float
+    emotion: float
+    impact: float
+    scored_at: datetime | None
+
+
+class MemoryOut(BaseModel):
+    """A stored memory as the API returns it."""
+
+    id: int
+    user_id: str
+    content: str
+    memory_type: MemoryType
+    source: str | None
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    frequency_count: int
+    mention_count: int
+    recall_count: int
+    last_recalled_at: datetime | None
+    last_mentioned_at: datetime | None
+    emotion_tags: list[str]
+    topics: list[str]
+    associated_count: int
+    importance_score: float
+    importance_level: Level
+    scores: ScoresOut
+    escalated_at: datetime | None
+    merged: bool | None = None
+
+
+class MemoryPageOut(BaseModel):
+    """A page of memories; pass ``next_cursor`` back as ``cursor`` for the next."""
+
+    items: list[MemoryOut]
+    next_cursor: str | None
+
+
+class BatchOut(BaseModel):
+    """One result per input item, in order."""
+
+    items: list[MemoryOut]
+    created: int
+    merged: int
+
+
+class LinkOut(BaseModel):
+    """A link between two memories."""
+
+    memory_id_a: int
+    memory_id_b: int
+    kind: str
+    weight: float
+    shared_topics: list[str]
+    created_at: datetime
+
+
+class RecallHitOut(BaseModel):
+    """A recalled memory with the numbers behind its rank."""
+
+    memory: MemoryOut
+    score: float
+    relevance: float
+    importance: float
+    explanation: dict[str, Any] | None = None
+
+
+class RecallOut(BaseModel):
+    """Best first."""
+
+    results: list[RecallHitOut]
+
+
+class HistoryOut(BaseModel):
+    """A score snapshot."""
+
+    scored_at: datetime
+    reason: str
+    importance_score: float
+    importance_level: Level
+    frequency_score: float
+    recency_score: float
+    emotion_score: float
+    impact_score: float
+
+
+class AdminMemoryOut(BaseModel):
+    """One memory with its full score breakdown, links and history."""
+
+    memory: MemoryOut
+    contributions: dict[str, float]
+    links: list[LinkOut]
+    history: list[HistoryOut]
+
+
+class JobRunOut(BaseModel):
+    """A rescoring run."""
+
+    id: int
+    job: str
+    trigger: str
+    user_id: str | None
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    rows: int
+    escalations: int
+    error: str | None
+
+
+class RescoreIn(_Strict):
+    """Run rescoring now, for everyone or one user."""
+
+    user_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:@-]{1,128}$")] | None = None
+
+
+class AdminUserOut(BaseModel):
+    """A user with counts and the distribution of importance levels."""
+
+    user_id: str
+    memory_count: int
+    levels: dict[str, int]
+    updated_at: datetime
+
+
+class AdminUsersOut(BaseModel):
+    """A page of users."""
+
+    items: list[AdminUserOut]
+    next_cursor: str | None
+
+
+class ErrorBody(BaseModel):
+    """The machine code and a human message."""
+
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorOut(BaseModel):
+    """Every error response has this shape."""
+
+    error: ErrorBody

@@ -1,0 +1,77 @@
+"""Text analysis at write and query time: index terms, emotion and topics in one place."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from services.settings import Settings
+from services.text import EmotionAnalyzer, TopicExtractor, content_hash, get_tokenizer
+
+# Bigram terms share the index with words; the prefix keeps them apart ("项目" vs "~项目").
+BIGRAM_PREFIX = "~"
+MAX_TERM_LENGTH = 64
+
+
+@dataclass(frozen=True)
+class AnalyzedText:
+    """Everything the service derives from a memory's text (and explicit emotion tags)."""
+
+    content_hash: str
+    terms: Counter[str]
+    emotion_tags: list[str]
+    emotion_score: float
+    topics: list[str] = field(default_factory=list)
+
+    @property
+    def doc_length(self) -> int:
+        """Number of indexed terms, for BM25 length normalisation."""
+        return sum(self.terms.values())
+
+
+class TextAnalyzer:
+    """Jieba tokens plus Chinese character bigrams, emotion and topics; built once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.tokenizer = get_tokenizer()
+        self.emotions = EmotionAnalyzer(explicit_tag_weight=settings.explicit_emotion_tag_weight)
+        self.topic_extractor = TopicExtractor(top_k=settings.topics_per_memory)
+
+    def warm(self) -> None:
+        """Load jieba's dictionaries now rather than on the first request."""
+        self.tokenizer.warm()
+        self.topic_extractor.extract("预热 warm up")
+
+    def terms(self, text: str) -> Counter[str]:
+        """Index terms: jieba search-mode tokens, and CJK bigrams for the fallback.
+
+        Bigrams let 「项目经理」 match 「这个项目的经理」 even where jieba segments the
+        two differently (seed 003's n-gram matching).
+        """
+        terms: Counter[str] = Counter(
+            t for t in self.tokenizer.tokenize(text) if len(t) <= MAX_TERM_LENGTH
+        )
+        terms.update(BIGRAM_PREFIX + g for g in self.tokenizer.cjk_ngrams(text, 2))
+        return terms
+
+    def analyze(self, text: str, explicit_tags: list[str] | None = None) -> AnalyzedText:
+        """All write-time analysis of one memory."""
+        emotion = self.emotions.analyze(text, explicit_tags or [])
+        return AnalyzedText(
+            content_hash=content_hash(text),
+            terms=self.terms(text),
+            emotion_tags=list(emotion.tags),
+            emotion_score=emotion.score,
+            topics=[t for t in self.topic_extractor.extract(text) if len(t) <= MAX_TERM_LENGTH],
+        )
+
+
+def is_bigram(term: str) -> bool:
+    """True for a character-bigram term."""
+    return term.startswith(BIGRAM_PREFIX)
+
+
+def jaccard(first: set[str], second: set[str]) -> float:
+    """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
+    union = first | second
+    return len(first & second) / len(union) if union else 0.0

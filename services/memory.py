@@ -1,0 +1,298 @@
+"""MemoryService: remember, merge, edit, forget and link a user's memories.
+
+Built per unit of work from a session; never commits (the edge that opened the unit
+of work does). Scores are written by the same SQL that the scheduled job runs, so a
+memory's score right after a write equals what the next rescoring would give it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import MemoryAssociation, MemoryScoreHistory, UserMemory
+from services.analysis import AnalyzedText, TextAnalyzer
+from services.clock import Clock
+from services.errors import DuplicateContent, InvalidInput, MemoryNotFound
+from services.frequency import FrequencyTracker
+from services.impact import ImpactEvaluator
+from services.repositories.associations import AssociationRepository
+from services.repositories.memories import MemoryRepository, Order
+from services.repositories.search import SearchRepository
+from services.settings import Settings
+from services.validation import check_content, check_metadata, check_tags, check_user_id
+
+
+@dataclass
+class NewMemory:
+    """A statement to remember."""
+
+    content: str
+    memory_type: str = "other"
+    source: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    emotion_tags: list[str] = field(default_factory=list)
+    created_at: datetime | None = None
+
+
+@dataclass
+class MemoryChanges:
+    """A partial update; None leaves a field as it is."""
+
+    content: str | None = None
+    memory_type: str | None = None
+    source: str | None = None
+    metadata: dict[str, Any] | None = None
+    emotion_tags: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """The outcome of an add: the memory and whether it merged into an existing one."""
+
+    memory: UserMemory
+    merged: bool
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """One page of a listing and the cursor for the next (None at the end)."""
+
+    items: list[UserMemory]
+    next_cursor: str | None
+
+
+def encode_cursor(order: Order, memory: UserMemory) -> str:
+    """An opaque keyset cursor: the sort key and id of the last row of a page."""
+    key = memory.importance_score if order == "importance" else memory.created_at.isoformat()
+    raw = json.dumps({"o": order, "k": key, "i": memory.id}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(order: Order, cursor: str) -> tuple[Any, int]:
+    """The (sort key, id) inside a cursor made by ``encode_cursor`` for the same order."""
+    try:
+        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if raw["o"] != order:
+            raise InvalidInput("cursor belongs to a different order")
+        key = float(raw["k"]) if order == "importance" else datetime.fromisoformat(raw["k"])
+        return key, int(raw["i"])
+    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+        raise InvalidInput("malformed cursor") from exc
+
+
+class MemoryService:
+    """Per-user memory operations over one session."""
+
+    def __init__(
+        self, session: AsyncSession, settings: Settings, analyzer: TextAnalyzer, clock: Clock
+    ) -> None:
+        self.settings = settings
+        self.analyzer = analyzer
+        self.clock = clock
+        self.memories = MemoryRepository(session)
+        self.search = SearchRepository(session)
+        self.links = AssociationRepository(session)
+        self.frequency = FrequencyTracker(self.memories, self.search, settings)
+        self.impact = ImpactEvaluator(self.search, self.links, settings)
+
+    async def get(self, user_id: str, memory_id: int) -> UserMemory:
+        """One memory of this user; 404 for a missing one or another user's."""
+        memory = await self.memories.get(check_user_id(user_id), memory_id)
+        if memory is None:
+            raise MemoryNotFound(memory_id)
+        return memory
+
+    async def add(self, user_id: str, item: NewMemory) -> StoredMemory:
+        """Remember one statement, or merge it into the memory it repeats."""
+        return (await self.add_many(user_id, [item]))[0]
+
+    async def add_many(self, user_id: str, items: Sequence[NewMemory]) -> list[StoredMemory]:
+        """Remember statements in order; a later item may merge into an earlier one."""
+        check_user_id(user_id)
+        cleaned = [self._clean(item) for item in items]
+        # jieba is CPU-bound: analyse off the event loop so other requests keep flowing.
+        analyses = await asyncio.to_thread(
+            lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
+        )
+        return [await self._store(user_id, i, a) for i, a in zip(cleaned, analyses, strict=True)]
+
+    def _clean(self, item: NewMemory) -> NewMemory:
+        if item.created_at is not None and item.created_at.tzinfo is None:
+            raise InvalidInput("created_at must include a timezone")
+        return NewMemory(
+            content=check_content(item.content),
+            memory_type=item.memory_type,
+            source=item.source,
+            metadata=check_metadata(item.metadata),
+            emotion_tags=check_tags(item.emotion_tags),
+            created_at=item.created_at,
+        )
+
+    async def _store(self, user_id: str, item: NewMemory, analysis: AnalyzedText) -> StoredMemory:
+        now = self.clock()
+        repeat = await self.frequency.find_repeat(user_id, analysis)
+        if repeat is not None:
+            await self.frequency.record_mention(repeat, now)
+            extra_tags = [t for t in analysis.emotion_tags if t not in repeat.emotion_tags]
+            if extra_tags or analysis.emotion_score > repeat.emotion_score:
+                repeat.emotion_tags = [*repeat.emotion_tags, *extra_tags]
+                repeat.emotion_score = max(repeat.emotion_score, analysis.emotion_score)
+            await self.memories.rescore(self.settings, now, user_id, [repeat.id], "mention")
+            return StoredMemory(await self._reload(user_id, repeat.id), merged=True)
+        memory = await self.memories.add(
+            UserMemory(
+                user_id=user_id,
+                content=item.content,
+                content_hash=analysis.content_hash,
+                memory_type=item.memory_type,
+                source=item.source,
+                meta=item.metadata,
+                created_at=item.created_at or now,
+                updated_at=now,
+                mention_count=1,
+                frequency_count=1,
+                recall_count=0,
+                last_mentioned_at=None,
+                emotion_tags=analysis.emotion_tags,
+                emotion_score=analysis.emotion_score,
+                topics=analysis.topics,
+                associated_count=0,
+                doc_length=analysis.doc_length,
+            )
+        )
+        await self._index(memory, analysis, now)
+        await self.memories.bump_user(user_id, now, 1, analysis.doc_length)
+        return StoredMemory(await self._reload(user_id, memory.id), merged=False)
+
+    async def _index(self, memory: UserMemory, analysis: AnalyzedText, now: datetime) -> None:
+        """Postings, topics, topic links, link counts and scores of a (re)written memory."""
+        await self.search.index(memory.user_id, memory.id, analysis.terms, analysis.doc_length)
+        linked = await self.impact.link_by_topics(memory.user_id, memory.id, analysis.topics, now)
+        touched = [memory.id, *linked]
+        await self.impact.refresh(memory.user_id, touched)
+        await self.memories.rescore(self.settings, now, memory.user_id, touched, "write")
+
+    async def _reload(self, user_id: str, memory_id: int) -> UserMemory:
+        return (await self.memories.get_many(user_id, [memory_id]))[memory_id]
+
+    async def update(self, user_id: str, memory_id: int, changes: MemoryChanges) -> UserMemory:
+        """Edit a memory; new content is re-analysed, re-indexed and re-linked."""
+        memory = await self.get(user_id, memory_id)
+        now = self.clock()
+        if changes.memory_type is not None:
+            memory.memory_type = changes.memory_type
+        if changes.source is not None:
+            memory.source = changes.source
+        if changes.metadata is not None:
+            memory.meta = check_metadata(changes.metadata)
+        if changes.content is not None or changes.emotion_tags is not None:
+            await self._reanalyse(memory, changes, now)
+        memory.updated_at = now
+        await self.memories.session.flush()
+        await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")
+        return await self._reload(user_id, memory.id)
+
+    async def _reanalyse(self, memory: UserMemory, changes: MemoryChanges, now: datetime) -> None:
+        content = check_content(changes.content) if changes.content is not None else memory.content
+        tags = check_tags(changes.emotion_tags) if changes.emotion_tags is not None else []
+        analysis = await asyncio.to_thread(self.analyzer.analyze, content, tags)
+        if analysis.content_hash != memory.content_hash:
+            other = await self.memories.get_by_hash(memory.user_id, analysis.content_hash)
+            if other is not None and other.id != memory.id:
+                raise DuplicateContent(f"memory {other.id} already holds this content")
+        old_length = memory.doc_length
+        neighbours = await self.links.neighbours(memory.user_id, memory.id)
+        await self.search.unindex(memory.user_id, memory.id)
+        await self.links.delete_topic_links(memory.user_id, memory.id)
+        memory.content = content
+        memory.content_hash = analysis.content_hash
+        memory.emotion_tags = analysis.emotion_tags
+        memory.emotion_score = analysis.emotion_score
+        memory.topics = analysis.topics
+        memory.doc_length = analysis.doc_length
+        await self.memories.session.flush()
+        await self.memories.bump_user(memory.user_id, now, 0, analysis.doc_length - old_length)
+        await self._index(memory, analysis, now)
+        await self.impact.refresh(memory.user_id, neighbours)
+        await self.memories.rescore(self.settings, now, memory.user_id, neighbours, "link")
+
+    async def delete(self, user_id: str, memory_id: int) -> None:
+        """Forget a memory; its links go too and its neighbours lose the impact."""
+        memory = await self.get(user_id, memory_id)
+        now = self.clock()
+        neighbours = await self.links.neighbours(user_id, memory_id)
+        await self.memories.delete(memory)
+        await self.memories.bump_user(user_id, now, -1, -memory.doc_length)
+        await self.impact.refresh(user_id, neighbours)
+        await self.memories.rescore(self.settings, now, user_id, neighbours, "link")
+
+    async def link(
+        self, user_id: str, memory_id: int, target_id: int, weight: float = 1.0
+    ) -> MemoryAssociation:
+        """Link two memories of the same user explicitly (raises their impact)."""
+        if memory_id == target_id:
+            raise InvalidInput("a memory cannot be linked to itself")
+        await self.get(user_id, memory_id)
+        await self.get(user_id, target_id)
+        now = self.clock()
+        link = await self.impact.link_explicit(user_id, memory_id, target_id, weight, now)
+        await self.impact.refresh(user_id, [memory_id, target_id])
+        await self.memories.rescore(self.settings, now, user_id, [memory_id, target_id], "link")
+        return link
+
+    async def links_of(self, user_id: str, memory_id: int) -> list[MemoryAssociation]:
+        """Every link of one memory."""
+        await self.get(user_id, memory_id)
+        return await self.links.for_memory(user_id, memory_id)
+
+    async def list_page(
+        self,
+        user_id: str,
+        *,
+        order: Order = "importance",
+        limit: int = 20,
+        cursor: str | None = None,
+        types: Sequence[str] = (),
+        level: str | None = None,
+    ) -> MemoryPage:
+        """A keyset-paginated listing, most important (or newest) first."""
+        after = decode_cursor(order, cursor) if cursor else None
+        rows = await self.memories.list_page(
+            check_user_id(user_id),
+            order=order,
+            limit=limit + 1,
+            after=after,
+            types=types,
+            level=level,
+        )
+        more = len(rows) > limit
+        items = rows[:limit]
+        return MemoryPage(items, encode_cursor(order, items[-1]) if more and items else None)
+
+    async def history(self, memory: UserMemory) -> list[MemoryScoreHistory]:
+        """A memory's score history, newest first."""
+        return await self.memories.history(memory)
+
+    async def escalations(
+        self, user_id: str, include_acknowledged: bool = False
+    ) -> list[UserMemory]:
+        """Memories that crossed into ``high`` for the frontend to follow up on."""
+        return await self.memories.escalations(check_user_id(user_id), include_acknowledged)
+
+    async def acknowledge_escalation(self, user_id: str, memory_id: int) -> UserMemory:
+        """The frontend followed up; the escalation leaves the default list."""
+        memory = await self.get(user_id, memory_id)
+        if memory.escalated_at is None:
+            raise InvalidInput(f"memory {memory_id} is not escalated")
+        memory.escalation_acknowledged_at = self.clock()
+        await self.memories.session.flush()
+        return memory

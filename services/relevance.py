@@ -1,0 +1,59 @@
+"""Lexical relevance: BM25 over jieba tokens and CJK bigrams, with per-user statistics.
+
+score(q, d) = Σ_t w_t · idf_t · tf_{t,d} · (k1 + 1) / (tf_{t,d} + k1 · (1 − b + b · |d| / avgdl))
+
+with idf_t = ln(1 + (N − df_t + 0.5) / (df_t + 0.5)) (the non-negative Lucene form),
+N and avgdl from the user's own memories, and w_t = 1 for words and ``bigram_weight``
+(0.5) for the character-bigram fallback, which should help but never outvote a word.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.analysis import is_bigram
+from services.settings import Settings
+
+
+def idf(document_frequency: int, documents: int) -> float:
+    """Lucene's BM25 idf, never negative."""
+    return math.log(1.0 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+def term_weights(
+    frequencies: Mapping[str, int], documents: int, settings: Settings
+) -> dict[str, float]:
+    """idf × field weight for every query term the user's memories contain."""
+    return {
+        term: idf(df, documents) * (settings.bigram_weight if is_bigram(term) else 1.0)
+        for term, df in frequencies.items()
+        if df > 0
+    }
+
+
+@dataclass(frozen=True)
+class TermContribution:
+    """One term's share of a memory's BM25 score, for explanations."""
+
+    term: str
+    kind: str
+    tf: int
+    weight: float
+    contribution: float
+
+
+def term_contribution(
+    term: str, weight: float, tf: int, doc_length: int, avg_doc_length: float, settings: Settings
+) -> TermContribution:
+    """The same per-term BM25 part that the database sums in ``bm25_candidates``."""
+    k1, b = settings.bm25_k1, settings.bm25_b
+    norm = k1 * (1.0 - b + b * doc_length / max(avg_doc_length, 1e-9))
+    return TermContribution(
+        term=term,
+        kind="bigram" if is_bigram(term) else "word",
+        tf=tf,
+        weight=weight,
+        contribution=weight * tf * (k1 + 1.0) / (tf + norm),
+    )

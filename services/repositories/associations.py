@@ -1,0 +1,110 @@
+"""SQL for links between memories and the impact counts derived from them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
+
+from models import MemoryAssociation, UserMemory
+
+
+class AssociationRepository:
+    """Reads and writes ``memory_associations`` for one session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def upsert(
+        self,
+        user_id: str,
+        first: int,
+        second: int,
+        *,
+        kind: str,
+        weight: float,
+        shared_topics: Sequence[str],
+        now: datetime,
+    ) -> MemoryAssociation:
+        """Create the pair, or upgrade it (an explicit link outranks a topic link)."""
+        a, b = sorted((first, second))
+        existing = await self.session.get(MemoryAssociation, (user_id, a, b))
+        if existing is None:
+            existing = MemoryAssociation(
+                user_id=user_id,
+                memory_id_a=a,
+                memory_id_b=b,
+                kind=kind,
+                weight=weight,
+                shared_topics=list(shared_topics),
+                created_at=now,
+            )
+            self.session.add(existing)
+        else:
+            if kind == "explicit":
+                existing.kind = kind
+            existing.weight = max(existing.weight, weight)
+            existing.shared_topics = sorted(set(existing.shared_topics) | set(shared_topics))
+        await self.session.flush()
+        return existing
+
+    async def for_memory(self, user_id: str, memory_id: int) -> list[MemoryAssociation]:
+        """Every link touching a memory."""
+        a = MemoryAssociation
+        result = await self.session.execute(
+            select(a)
+            .where(
+                a.user_id == user_id, or_(a.memory_id_a == memory_id, a.memory_id_b == memory_id)
+            )
+            .order_by(a.memory_id_a, a.memory_id_b)
+        )
+        return list(result.scalars())
+
+    async def neighbours(self, user_id: str, memory_id: int) -> list[int]:
+        """Ids linked to a memory."""
+        return [
+            link.memory_id_b if link.memory_id_a == memory_id else link.memory_id_a
+            for link in await self.for_memory(user_id, memory_id)
+        ]
+
+    async def refresh_counts(self, user_id: str, ids: Sequence[int]) -> None:
+        """Set associated_count from the links for these memories of one user."""
+        if ids:
+            await self.refresh_range(and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids)))
+
+    async def refresh_range(self, where: ColumnElement[bool]) -> None:
+        """Set associated_count from the links for every memory matching ``where``."""
+        a = MemoryAssociation
+        # Two index-served counts instead of one OR, which neither index can serve.
+        as_first = (
+            select(func.count())
+            .where(a.user_id == UserMemory.user_id, a.memory_id_a == UserMemory.id)
+            .scalar_subquery()
+        )
+        as_second = (
+            select(func.count())
+            .where(a.user_id == UserMemory.user_id, a.memory_id_b == UserMemory.id)
+            .scalar_subquery()
+        )
+        count = as_first + as_second
+        # Only rows whose count changed are written: most refreshes change nothing.
+        await self.session.execute(
+            update(UserMemory)
+            .where(where, UserMemory.associated_count != count)
+            .values(associated_count=count)
+            .execution_options(synchronize_session=False)
+        )
+
+    async def delete_topic_links(self, user_id: str, memory_id: int) -> None:
+        """Drop a memory's topic links (its content changed); explicit links stay."""
+        a = MemoryAssociation
+        await self.session.execute(
+            delete(a).where(
+                a.user_id == user_id,
+                a.kind == "topic",
+                or_(a.memory_id_a == memory_id, a.memory_id_b == memory_id),
+            )
+        )

@@ -1,0 +1,86 @@
+"""SQL for job runs and the admin-wide views (the only queries not scoped to one user)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import JobRun, MemoryUser, UserMemory
+
+
+class JobRunRepository:
+    """Reads and writes ``job_runs``."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def start(self, job: str, trigger: str, user_id: str | None, now: datetime) -> JobRun:
+        """A new run in state ``running``."""
+        run = JobRun(job=job, trigger=trigger, user_id=user_id, status="running", started_at=now)
+        self.session.add(run)
+        await self.session.flush()
+        return run
+
+    async def get(self, run_id: int) -> JobRun | None:
+        """One run."""
+        return await self.session.get(JobRun, run_id)
+
+    async def recent(self, limit: int) -> list[JobRun]:
+        """The newest runs first."""
+        result = await self.session.execute(
+            select(JobRun).order_by(JobRun.started_at.desc(), JobRun.id.desc()).limit(limit)
+        )
+        return list(result.scalars())
+
+
+class AdminRepository:
+    """Cross-user aggregates for the admin views."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def users(self, limit: int, after: str | None) -> list[tuple[MemoryUser, dict[str, int]]]:
+        """Users in id order with their memory count per importance level."""
+        stmt = select(MemoryUser).order_by(MemoryUser.user_id).limit(limit)
+        if after is not None:
+            stmt = stmt.where(MemoryUser.user_id > after)
+        users = list((await self.session.execute(stmt)).scalars())
+        if not users:
+            return []
+        levels = await self.session.execute(
+            select(UserMemory.user_id, UserMemory.importance_level, func.count())
+            .where(UserMemory.user_id.in_([u.user_id for u in users]))
+            .group_by(UserMemory.user_id, UserMemory.importance_level)
+        )
+        by_user: dict[str, dict[str, int]] = {u.user_id: {} for u in users}
+        for user_id, level, count in levels:
+            by_user[user_id][level] = int(count)
+        return [(u, by_user[u.user_id]) for u in users]
+
+    async def totals(self) -> dict[str, Any]:
+        """Service-wide counts and score statistics."""
+        row = (
+            await self.session.execute(
+                select(
+                    func.count(),
+                    func.avg(UserMemory.importance_score),
+                    func.sum(UserMemory.recall_count),
+                    func.sum(UserMemory.mention_count),
+                )
+            )
+        ).one()
+        levels = await self.session.execute(
+            select(UserMemory.importance_level, func.count()).group_by(UserMemory.importance_level)
+        )
+        users = (await self.session.execute(select(func.count()).select_from(MemoryUser))).scalar()
+        return {
+            "users": int(users or 0),
+            "memories": int(row[0] or 0),
+            "mean_importance": float(row[1] or 0.0),
+            "recalls": int(row[2] or 0),
+            "mentions": int(row[3] or 0),
+            "levels": {str(level): int(n) for level, n in levels},
+        }

@@ -1,0 +1,184 @@
+"""SQL for memories and their per-user aggregates, always scoped by ``user_id``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import Select, and_, delete, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import MemoryScoreHistory, MemoryUser, UserMemory
+from services.repositories import scoring_sql
+from services.settings import Settings
+
+Order = Literal["importance", "recent"]
+
+
+class MemoryRepository:
+    """Reads and writes ``user_memories`` and ``memory_users`` for one session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    def _scoped(self, user_id: str) -> Select[UserMemory]:
+        # Every per-user query starts here: another user's memory is simply not found.
+        return select(UserMemory).where(UserMemory.user_id == user_id)
+
+    async def get(self, user_id: str, memory_id: int) -> UserMemory | None:
+        """One memory of this user, or None."""
+        result = await self.session.execute(self._scoped(user_id).where(UserMemory.id == memory_id))
+        return result.scalar_one_or_none()
+
+    async def get_by_id(self, memory_id: int) -> UserMemory | None:
+        """Admin only: a memory by id, whoever owns it."""
+        return await self.session.get(UserMemory, memory_id)
+
+    async def get_many(self, user_id: str, ids: Sequence[int]) -> dict[int, UserMemory]:
+        """Memories of this user by id (missing ids are absent)."""
+        if not ids:
+            return {}
+        result = await self.session.execute(
+            self._scoped(user_id)
+            .where(UserMemory.id.in_(ids))
+            .execution_options(populate_existing=True)
+        )
+        return {m.id: m for m in result.scalars()}
+
+    async def get_by_hash(self, user_id: str, content_hash: str) -> UserMemory | None:
+        """The memory with this normalized content, if the user said it before."""
+        result = await self.session.execute(
+            self._scoped(user_id).where(UserMemory.content_hash == content_hash)
+        )
+        return result.scalar_one_or_none()
+
+    async def add(self, memory: UserMemory) -> UserMemory:
+        """Insert and flush so the id is known."""
+        self.session.add(memory)
+        await self.session.flush()
+        return memory
+
+    async def delete(self, memory: UserMemory) -> None:
+        """Delete a memory; postings, topics, links and history cascade."""
+        await self.session.execute(
+            delete(UserMemory).where(
+                UserMemory.user_id == memory.user_id, UserMemory.id == memory.id
+            )
+        )
+
+    async def list_page(
+        self,
+        user_id: str,
+        *,
+        order: Order,
+        limit: int,
+        after: tuple[Any, int] | None,
+        types: Sequence[str] = (),
+        level: str | None = None,
+    ) -> list[UserMemory]:
+        """A keyset page: ``after`` is the (sort key, id) of the previous page's last row."""
+        stmt = self._scoped(user_id)
+        if types:
+            stmt = stmt.where(UserMemory.memory_type.in_(types))
+        if level:
+            stmt = stmt.where(UserMemory.importance_level == level)
+        key = UserMemory.importance_score if order == "importance" else UserMemory.created_at
+        if after is not None:
+            value, last_id = after
+            stmt = stmt.where(or_(key < value, and_(key == value, UserMemory.id < last_id)))
+        stmt = stmt.order_by(key.desc(), UserMemory.id.desc()).limit(limit)
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def top_by_importance(
+        self, user_id: str, limit: int, types: Sequence[str] = ()
+    ) -> list[UserMemory]:
+        """The most important memories (the empty-query recall)."""
+        return await self.list_page(
+            user_id, order="importance", limit=limit, after=None, types=types
+        )
+
+    async def record_mention(self, user_id: str, memory_id: int, now: datetime) -> None:
+        """Atomic +1: the user said this again."""
+        await self.session.execute(
+            update(UserMemory)
+            .where(UserMemory.user_id == user_id, UserMemory.id == memory_id)
+            .values(
+                mention_count=UserMemory.mention_count + 1,
+                frequency_count=UserMemory.frequency_count + 1,
+                last_mentioned_at=now,
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def record_recalls(self, user_id: str, ids: Sequence[int], now: datetime) -> None:
+        """Atomic +1 for every recalled memory: concurrent recalls lose no count."""
+        if not ids:
+            return
+        await self.session.execute(
+            update(UserMemory)
+            .where(UserMemory.user_id == user_id, UserMemory.id.in_(ids))
+            .values(
+                recall_count=UserMemory.recall_count + 1,
+                frequency_count=UserMemory.frequency_count + 1,
+                last_recalled_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def rescore(
+        self, settings: Settings, now: datetime, user_id: str, ids: Sequence[int], reason: str
+    ) -> None:
+        """Recompute the scores of these memories with the same SQL as the scheduled job."""
+        if not ids:
+            return
+        where = and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids))
+        await self.session.execute(scoring_sql.history_insert(settings, now, where, reason))
+        await self.session.execute(scoring_sql.rescore_update(settings, now, where))
+
+    async def history(self, memory: UserMemory, limit: int = 100) -> list[MemoryScoreHistory]:
+        """The newest score snapshots of one memory."""
+        h = MemoryScoreHistory
+        result = await self.session.execute(
+            select(h)
+            .where(h.user_id == memory.user_id, h.memory_id == memory.id)
+            .order_by(h.scored_at.desc(), h.id.desc())
+            .limit(limit)
+        )
+        return list(result.scalars())
+
+    async def escalations(self, user_id: str, include_acknowledged: bool) -> list[UserMemory]:
+        """Memories that crossed into ``high``, newest crossing first."""
+        stmt = self._scoped(user_id).where(UserMemory.escalated_at.is_not(None))
+        if not include_acknowledged:
+            stmt = stmt.where(UserMemory.escalation_acknowledged_at.is_(None))
+        stmt = stmt.order_by(UserMemory.escalated_at.desc(), UserMemory.id.desc())
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def bump_user(self, user_id: str, now: datetime, count: int, length: int) -> None:
+        """Atomically add to the user's memory count and total indexed length."""
+        dialect = self.session.get_bind().dialect.name
+        make_insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        stmt = make_insert(MemoryUser).values(
+            user_id=user_id,
+            memory_count=count,
+            total_doc_length=length,
+            created_at=now,
+            updated_at=now,
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[MemoryUser.user_id],
+            set_={
+                "memory_count": MemoryUser.memory_count + count,
+                "total_doc_length": MemoryUser.total_doc_length + length,
+                "updated_at": now,
+            },
+        )
+        await self.session.execute(stmt)
+
+    async def user_stats(self, user_id: str) -> MemoryUser | None:
+        """The user's aggregates (None before their first memory)."""
+        return await self.session.get(MemoryUser, user_id, populate_existing=True)

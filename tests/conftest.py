@@ -1,0 +1,116 @@
+"""Fixtures: every database test runs on SQLite and, with TEST_DATABASE_URL, PostgreSQL.
+
+Each run migrates one fresh database per backend through the real Alembic env.py.
+Each test gets one connection inside an outer transaction; the service's units of work
+become savepoints on it, and everything is rolled back at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+from api.app import create_app
+from services.analysis import TextAnalyzer
+from services.db import Database, build_engine
+from services.settings import Settings
+from tests.db_backends import fresh_database, migrate, postgres_server_url
+from tests.factories import Services
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+BACKENDS = ["sqlite"] + (["postgresql"] if postgres_server_url() else [])
+
+if IN_CI and "postgresql" not in BACKENDS:
+    raise pytest.UsageError("CI=true but TEST_DATABASE_URL is not set: PostgreSQL must be tested")
+
+
+class FakeClock:
+    """A clock that only moves when a test moves it."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        """Move forward by ``timedelta(**delta)``."""
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def settings() -> Settings:
+    # _env_file=None: a developer's .env must not leak into tests.
+    return Settings(_env_file=None, scheduler_enabled=False, database_url="sqlite://")
+
+
+@pytest.fixture(scope="session")
+def analyzer() -> TextAnalyzer:
+    built = TextAnalyzer(Settings(_env_file=None))
+    built.warm()
+    return built
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+async def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[str]:
+    backend: str = request.param
+    tmp: Path = tmp_path_factory.mktemp(backend)
+    async with fresh_database(backend, tmp) as url:
+        await migrate(url)
+        yield url
+
+
+@pytest.fixture(scope="session")
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    built = build_engine(database_url)
+    yield built
+    await built.dispose()
+
+
+@pytest.fixture
+async def db(engine: AsyncEngine) -> AsyncIterator[Database]:
+    """A Database whose units of work are savepoints in a rolled-back transaction."""
+    async with engine.connect() as connection:
+        outer = await connection.begin()
+        database = Database(engine)
+        database.sessionmaker = async_sessionmaker(
+            bind=connection, expire_on_commit=False, join_transaction_mode="create_savepoint"
+        )
+        try:
+            yield database
+        finally:
+            await outer.rollback()
+
+
+@pytest.fixture
+async def client(
+    db: Database, settings: Settings, clock: FakeClock
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The real app over ASGI, lifespan included, on the test's database."""
+    app = create_app(settings, db=db, clock=clock)
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
+    ):
+        yield http
+
+
+@pytest.fixture
+def services(
+    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> Services:
+    return Services(db, settings, analyzer, clock)

@@ -1,0 +1,46 @@
+"""Typed helpers that build test data through the real services."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from models import UserMemory
+from services.analysis import TextAnalyzer
+from services.clock import Clock
+from services.db import Database
+from services.memory import MemoryService, NewMemory
+from services.recall import RecallHit, RecallService
+from services.settings import Settings
+
+
+class Services:
+    """Open a unit of work per call, like a request would."""
+
+    def __init__(self, db: Database, settings: Settings, analyzer: TextAnalyzer, clock: Clock):
+        self.db, self.settings, self.analyzer, self.clock = db, settings, analyzer, clock
+
+    async def add(
+        self,
+        user_id: str,
+        content: str,
+        *,
+        created_at: datetime | None = None,
+        **fields: Any,
+    ) -> UserMemory:
+        async with self.db.unit_of_work() as session:
+            service = MemoryService(session, self.settings, self.analyzer, self.clock)
+            stored = await service.add(
+                user_id, NewMemory(content=content, created_at=created_at, **fields)
+            )
+            return stored.memory
+
+    async def get(self, user_id: str, memory_id: int) -> UserMemory:
+        async with self.db.unit_of_work() as session:
+            service = MemoryService(session, self.settings, self.analyzer, self.clock)
+            return await service.get(user_id, memory_id)
+
+    async def recall(self, user_id: str, query: str, top_k: int = 5, **kw: Any) -> list[RecallHit]:
+        async with self.db.unit_of_work() as session:
+            service = RecallService(session, self.settings, self.analyzer, self.clock)
+            return await service.recall_memories(user_id, query, top_k, **kw)
