@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from services.settings import Settings
 from services.text import EmotionAnalyzer, TopicExtractor, content_hash, get_tokenizer
 
-# Bigram terms share the index with words; the prefix keeps them apart ("项目" vs "~项目").
+# Character terms share the index with words; prefixes keep them apart ("项目" vs "~项目").
 BIGRAM_PREFIX = "~"
+UNIGRAM_PREFIX = "^"
 MAX_TERM_LENGTH = 64
 
 
@@ -43,15 +44,29 @@ class TextAnalyzer:
         self.topic_extractor.extract("预热 warm up")
 
     def terms(self, text: str) -> Counter[str]:
-        """Index terms: jieba search-mode tokens, and CJK bigrams for the fallback.
+        """Index terms: jieba search-mode tokens plus the CJK character fallback.
 
         Bigrams let 「项目经理」 match 「这个项目的经理」 even where jieba segments the
-        two differently (seed 003's n-gram matching).
+        two differently (seed 003's n-gram matching). Single Han characters (stopwords
+        aside) are indexed too, so a one-character query such as 「猫」 still finds
+        「我的猫叫咪咪」, which jieba cuts as 猫叫 / 咪咪.
         """
-        terms: Counter[str] = Counter(
-            t for t in self.tokenizer.tokenize(text) if len(t) <= MAX_TERM_LENGTH
-        )
+        tokens = [t for t in self.tokenizer.tokenize(text) if len(t) <= MAX_TERM_LENGTH]
+        terms: Counter[str] = Counter(tokens)
         terms.update(BIGRAM_PREFIX + g for g in self.tokenizer.cjk_ngrams(text, 2))
+        stop = self.tokenizer.stopwords_zh
+        terms.update(
+            UNIGRAM_PREFIX + c for c in self.tokenizer.cjk_ngrams(text, 1) if c not in stop
+        )
+        return terms
+
+    def query_terms(self, text: str) -> Counter[str]:
+        """Query terms: words and bigrams, and a character term only for a one-character
+        word (a longer word is better matched by its words and bigrams)."""
+        tokens = [t for t in self.tokenizer.tokenize(text) if len(t) <= MAX_TERM_LENGTH]
+        terms: Counter[str] = Counter(tokens)
+        terms.update(BIGRAM_PREFIX + g for g in self.tokenizer.cjk_ngrams(text, 2))
+        terms.update(UNIGRAM_PREFIX + t for t in tokens if len(t) == 1 and _is_han(t))
         return terms
 
     def analyze(self, text: str, explicit_tags: list[str] | None = None) -> AnalyzedText:
@@ -66,9 +81,17 @@ class TextAnalyzer:
         )
 
 
-def is_bigram(term: str) -> bool:
-    """True for a character-bigram term."""
-    return term.startswith(BIGRAM_PREFIX)
+def term_kind(term: str) -> str:
+    """``word``, ``bigram`` or ``char``."""
+    if term.startswith(BIGRAM_PREFIX):
+        return "bigram"
+    if term.startswith(UNIGRAM_PREFIX):
+        return "char"
+    return "word"
+
+
+def _is_han(token: str) -> bool:
+    return "\u3400" <= token <= "\u9fff" or "\uf900" <= token <= "\ufaff"
 
 
 def jaccard(first: set[str], second: set[str]) -> float:

@@ -72,7 +72,7 @@ class RecallService:
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
-        terms = await asyncio.to_thread(self.analyzer.terms, query) if query.strip() else None
+        terms = await asyncio.to_thread(self.analyzer.query_terms, query) if query.strip() else None
         if terms:
             hits, weights, avgdl = await self._lexical(user_id, list(terms), top_k, types)
         else:

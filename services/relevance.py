@@ -3,8 +3,9 @@
 score(q, d) = Σ_t w_t · idf_t · tf_{t,d} · (k1 + 1) / (tf_{t,d} + k1 · (1 − b + b · |d| / avgdl))
 
 with idf_t = ln(1 + (N − df_t + 0.5) / (df_t + 0.5)) (the non-negative Lucene form),
-N and avgdl from the user's own memories, and w_t = 1 for words and ``bigram_weight``
-(0.5) for the character-bigram fallback, which should help but never outvote a word.
+N and avgdl from the user's own memories, and w_t = 1 for words ``bigram_weight``
+(0.5) for the character-bigram fallback and ``char_weight`` (0.3) for single characters:
+the fallbacks should help, never outvote a word.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.analysis import is_bigram
+from services.analysis import term_kind
 from services.settings import Settings
 
 
@@ -26,8 +27,9 @@ def term_weights(
     frequencies: Mapping[str, int], documents: int, settings: Settings
 ) -> dict[str, float]:
     """idf × field weight for every query term the user's memories contain."""
+    field_weight = {"word": 1.0, "bigram": settings.bigram_weight, "char": settings.char_weight}
     return {
-        term: idf(df, documents) * (settings.bigram_weight if is_bigram(term) else 1.0)
+        term: idf(df, documents) * field_weight[term_kind(term)]
         for term, df in frequencies.items()
         if df > 0
     }
@@ -52,7 +54,7 @@ def term_contribution(
     norm = k1 * (1.0 - b + b * doc_length / max(avg_doc_length, 1e-9))
     return TermContribution(
         term=term,
-        kind="bigram" if is_bigram(term) else "word",
+        kind=term_kind(term),
         tf=tf,
         weight=weight,
         contribution=weight * tf * (k1 + 1.0) / (tf + norm),

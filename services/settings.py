@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     bigram_weight: float = 0.5
+    char_weight: float = 0.3
 
     # Frequency tracker: near-duplicates merge into the existing memory.
     near_duplicate_threshold: float = 0.85

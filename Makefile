@@ -1,0 +1,47 @@
+# jarvis-memory: the two README commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint fmt typecheck migrate revision bench eval clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall whenever pyproject.toml changes (the stamp name carries its checksum).
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-* && touch $@
+
+run: $(STAMP) ## serve on the embedded SQLite default (127.0.0.1:8000, docs at /docs)
+	$(BIN)/alembic upgrade head
+	$(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy .
+
+test: lint typecheck ## ruff, import layers, mypy, then pytest with coverage (SQLite + $$TEST_DATABASE_URL)
+	$(BIN)/python -m pytest --cov --cov-report=term -p no:cacheprovider; \
+	status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+migrate: $(STAMP)
+	$(BIN)/alembic upgrade head
+
+revision: $(STAMP) ## make revision m="what changed"
+	$(BIN)/alembic revision --autogenerate -m "$(m)"
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info

@@ -1,0 +1,190 @@
+"""``jarvis-memory``: serve, migrate, rescore, add, recall and stats from a shell.
+
+Every command opens its own unit of work and calls the same services as the routes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+from api.presenters import job_run_out, memory_out
+from services.admin import AdminService
+from services.analysis import TextAnalyzer
+from services.clock import utcnow
+from services.db import Database
+from services.errors import DomainError
+from services.jobs import run_rescore
+from services.memory import MemoryService, NewMemory
+from services.recall import RecallService
+from services.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _print(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the HTTP server (uvicorn)."""
+    import uvicorn
+
+    from api.app import create_app
+
+    if not settings.auth_enabled and not is_loopback(args.host):
+        print(
+            f"refusing to bind {args.host}: no JARVIS_API_KEYS/JARVIS_ADMIN_KEYS are set, so "
+            "auth is off; set keys or bind 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:
+    """alembic upgrade head on DATABASE_URL."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", settings.database_url.replace("%", "%%"))
+    command.upgrade(config, "head")
+    return 0
+
+
+async def _with_db(settings: Settings, work: Callable[[Database], Awaitable[Any]]) -> Any:
+    db = Database.from_settings(settings)
+    try:
+        return await work(db)
+    finally:
+        await db.dispose()
+
+
+async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
+    async def work(db: Database) -> Any:
+        return await run_rescore(db, settings, utcnow, user_id=args.user, trigger="cli")
+
+    run = await _with_db(settings, work)
+    _print(job_run_out(run).model_dump(mode="json"))
+    return 0 if run.status in ("succeeded", "skipped") else 1
+
+
+async def _add(args: argparse.Namespace, settings: Settings) -> int:
+    analyzer = TextAnalyzer(settings)
+
+    async def work(db: Database) -> Any:
+        async with db.unit_of_work() as session:
+            service = MemoryService(session, settings, analyzer, utcnow)
+            item = NewMemory(content=args.content, memory_type=args.type, emotion_tags=args.tag)
+            return await service.add(args.user, item)
+
+    stored = await _with_db(settings, work)
+    _print(memory_out(stored.memory, merged=stored.merged).model_dump(mode="json"))
+    return 0
+
+
+async def _recall(args: argparse.Namespace, settings: Settings) -> int:
+    analyzer = TextAnalyzer(settings)
+
+    async def work(db: Database) -> Any:
+        async with db.unit_of_work() as session:
+            service = RecallService(session, settings, analyzer, utcnow)
+            return await service.recall_memories(
+                args.user, args.query, args.top_k, explain=args.explain, track=not args.no_track
+            )
+
+    hits = await _with_db(settings, work)
+    _print(
+        [
+            {
+                "score": h.score,
+                "relevance": h.relevance,
+                "importance": h.importance,
+                "memory": memory_out(h.memory).model_dump(mode="json"),
+                **({"explanation": h.explanation} if h.explanation else {}),
+            }
+            for h in hits
+        ]
+    )
+    return 0
+
+
+async def _stats(_args: argparse.Namespace, settings: Settings) -> int:
+    async def work(db: Database) -> Any:
+        async with db.unit_of_work() as session:
+            return await AdminService(session, settings).stats()
+
+    _print(await _with_db(settings, work))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line grammar."""
+    parser = argparse.ArgumentParser(prog="jarvis-memory", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the HTTP API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    sub.add_parser("migrate", help="alembic upgrade head")
+    rescore = sub.add_parser("rescore", help="rescore now (for cron)")
+    rescore.add_argument("--user", default=None, help="only this user's memories")
+    add = sub.add_parser("add", help="remember a statement")
+    add.add_argument("user")
+    add.add_argument("content")
+    add.add_argument("--type", default="other")
+    add.add_argument("--tag", action="append", default=[], help="explicit emotion tag")
+    recall = sub.add_parser("recall", help="recall memories for a query")
+    recall.add_argument("user")
+    recall.add_argument("query", nargs="?", default="")
+    recall.add_argument("--top-k", type=int, default=5)
+    recall.add_argument("--explain", action="store_true")
+    recall.add_argument("--no-track", action="store_true", help="leave recall counts alone")
+    sub.add_parser("stats", help="service-wide counts")
+    return parser
+
+
+ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]] = {
+    "rescore": _rescore,
+    "add": _add,
+    "recall": _recall,
+    "stats": _stats,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``jarvis-memory`` console script."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    settings = Settings()
+    try:
+        if args.command == "serve":
+            return cmd_serve(args, settings)
+        if args.command == "migrate":
+            return cmd_migrate(args, settings)
+        return asyncio.run(ASYNC_COMMANDS[args.command](args, settings))
+    except DomainError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

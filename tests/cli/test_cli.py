@@ -1,0 +1,72 @@
+"""The console script end to end, on a fresh database of each backend."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from api.cli import is_loopback, main
+from tests.conftest import BACKENDS
+from tests.db_backends import fresh_database
+
+
+async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    # main() runs its own event loop, so it goes to a worker thread.
+    code = await asyncio.to_thread(main, list(argv))
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_migrate_add_recall_rescore_stats(
+    backend: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async with fresh_database(backend, tmp_path) as url:
+        monkeypatch.setenv("DATABASE_URL", url)
+        assert (await _run(capsys, "migrate"))[0] == 0
+        code, out = await _run(
+            capsys, "add", "carol", "我下周要去杭州出差，很重要", "--type", "event"
+        )
+        assert code == 0
+        added = json.loads(out)
+        assert added["memory_type"] == "event"
+        assert "很重要" in added["emotion_tags"]
+        code, out = await _run(capsys, "recall", "carol", "杭州出差", "--explain")
+        hits = json.loads(out)
+        assert code == 0
+        assert hits[0]["memory"]["id"] == added["id"]
+        assert hits[0]["memory"]["recall_count"] == 1
+        assert "explanation" in hits[0]
+        code, out = await _run(capsys, "recall", "carol", "杭州", "--no-track")
+        assert json.loads(out)[0]["memory"]["recall_count"] == 1
+        code, out = await _run(capsys, "rescore", "--user", "carol")
+        run = json.loads(out)
+        assert (code, run["status"], run["rows"], run["trigger"]) == (0, "succeeded", 1, "cli")
+        code, out = await _run(capsys, "stats")
+        stats = json.loads(out)
+        assert (stats["users"], stats["memories"], stats["recalls"]) == (1, 1, 1)
+        assert stats["last_rescore"]["status"] == "succeeded"
+        code, _ = await _run(capsys, "add", "bad user", "x")
+        assert code == 2
+
+
+def test_serve_refuses_public_bind_without_keys(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("JARVIS_API_KEYS", raising=False)
+    monkeypatch.delenv("JARVIS_ADMIN_KEYS", raising=False)
+    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    assert "refusing to bind 0.0.0.0" in capsys.readouterr().err
+
+
+def test_loopback_detection() -> None:
+    assert is_loopback("127.0.0.1")
+    assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("0.0.0.0")
+    assert not is_loopback("example.org")
