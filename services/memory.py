@@ -141,13 +141,7 @@ class MemoryService:
         now = self.clock()
         repeat = await self.frequency.find_repeat(user_id, analysis)
         if repeat is not None:
-            await self.frequency.record_mention(repeat, now)
-            extra_tags = [t for t in analysis.emotion_tags if t not in repeat.emotion_tags]
-            if extra_tags or analysis.emotion_score > repeat.emotion_score:
-                repeat.emotion_tags = [*repeat.emotion_tags, *extra_tags]
-                repeat.emotion_score = max(repeat.emotion_score, analysis.emotion_score)
-            await self.memories.rescore(self.settings, now, user_id, [repeat.id], "mention")
-            return StoredMemory(await self._reload(user_id, repeat.id), merged=True)
+            return await self._merge(repeat, analysis, now)
         memory = await self.memories.add(
             UserMemory(
                 user_id=user_id,
@@ -169,9 +163,26 @@ class MemoryService:
                 doc_length=analysis.doc_length,
             )
         )
+        if memory is None:
+            # A concurrent request stored the same content first: this is a repeat of it.
+            winner = await self.memories.get_by_hash(user_id, analysis.content_hash)
+            assert winner is not None
+            return await self._merge(winner, analysis, now)
         await self._index(memory, analysis, now)
         await self.memories.bump_user(user_id, now, 1, analysis.doc_length)
         return StoredMemory(await self._reload(user_id, memory.id), merged=False)
+
+    async def _merge(
+        self, repeat: UserMemory, analysis: AnalyzedText, now: datetime
+    ) -> StoredMemory:
+        """The user said ``repeat`` again: count the mention, keep any new emotion."""
+        await self.frequency.record_mention(repeat, now)
+        extra_tags = [t for t in analysis.emotion_tags if t not in repeat.emotion_tags]
+        if extra_tags or analysis.emotion_score > repeat.emotion_score:
+            repeat.emotion_tags = [*repeat.emotion_tags, *extra_tags]
+            repeat.emotion_score = max(repeat.emotion_score, analysis.emotion_score)
+        await self.memories.rescore(self.settings, now, repeat.user_id, [repeat.id], "mention")
+        return StoredMemory(await self._reload(repeat.user_id, repeat.id), merged=True)
 
     async def _index(self, memory: UserMemory, analysis: AnalyzedText, now: datetime) -> None:
         """Postings, topics, topic links, link counts and scores of a (re)written memory."""

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from sqlalchemy import Select, and_, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
@@ -55,10 +56,17 @@ class MemoryRepository:
         )
         return result.scalar_one_or_none()
 
-    async def add(self, memory: UserMemory) -> UserMemory:
-        """Insert and flush so the id is known."""
-        self.session.add(memory)
-        await self.session.flush()
+    async def add(self, memory: UserMemory) -> UserMemory | None:
+        """Insert and flush so the id is known; None if the same content won a race.
+
+        The insert runs in a savepoint so that losing to a concurrent identical insert
+        (the unique ``(user_id, content_hash)``) leaves the caller's transaction usable.
+        """
+        try:
+            async with self.session.begin_nested():
+                self.session.add(memory)
+        except IntegrityError:
+            return None
         return memory
 
     async def delete(self, memory: UserMemory) -> None:

@@ -71,3 +71,22 @@ async def test_second_replica_skips_while_the_lock_is_held(
         await other_replica.commit()
     run = await run_rescore(real_db, settings, clock)
     assert run.status == "succeeded"
+
+
+@pytest.mark.postgres_only
+async def test_concurrent_identical_adds_merge(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> None:
+    async def add_once() -> bool:
+        async with real_db.unit_of_work() as session:
+            stored = await MemoryService(session, settings, analyzer, clock).add(
+                USER, NewMemory(content="I parked on level 3, spot 42")
+            )
+            return stored.merged
+
+    merged = await asyncio.gather(*(add_once() for _ in range(8)))
+    assert sorted(merged) == [False] + [True] * 7
+    async with real_db.unit_of_work() as session:
+        page = await MemoryService(session, settings, analyzer, clock).list_page(USER)
+        assert len(page.items) == 1
+        assert page.items[0].mention_count == 8
