@@ -18,7 +18,7 @@ from services.errors import Forbidden, Unauthorized
 from services.memory import MemoryService
 from services.recall import RecallService
 from services.settings import Settings
-from services.validation import USER_ID_PATTERN
+from services.validation import MAX_ID, USER_ID_PATTERN
 
 
 @dataclass
@@ -62,6 +62,7 @@ def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
 MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
 RecallServiceDep = Annotated[RecallService, Depends(get_recall_service)]
 UserId = Annotated[str, Path(pattern=USER_ID_PATTERN, description="1-128 of [A-Za-z0-9_.:@-]")]
+MemoryId = Annotated[int, Path(ge=1, le=MAX_ID, description="a memory id")]
 
 _bearer = HTTPBearer(auto_error=False)
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]

@@ -44,6 +44,10 @@ async def _validation(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _http(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:
+        # Starlette's "error parsing the body" (e.g. JSON nested too deep to parse) is bad
+        # input like any other malformed body, which FastAPI answers with 422.
+        return error_response(422, "invalid_input", str(exc.detail))
     codes = {404: "not_found", 405: "method_not_allowed"}
     return error_response(
         exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)

@@ -11,7 +11,9 @@ from models import MEMORY_TYPES
 from services.validation import (
     MAX_BATCH_ITEMS,
     MAX_CONTENT_CHARS,
+    MAX_ID,
     MAX_TOP_K,
+    USER_ID_PATTERN,
     check_metadata,
     check_tags,
 )
@@ -63,7 +65,7 @@ class MemoryPatch(_Strict):
 class LinkIn(_Strict):
     """Link this memory to another memory of the same user."""
 
-    target_id: int
+    target_id: Annotated[int, Field(ge=1, le=MAX_ID)]
     weight: Annotated[float, Field(gt=0, le=100)] = 1.0
 
 
@@ -197,7 +199,7 @@ class JobRunOut(BaseModel):
 class RescoreIn(_Strict):
     """Run rescoring now, for everyone or one user."""
 
-    user_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:@-]{1,128}$")] | None = None
+    user_id: Annotated[str, Field(pattern=USER_ID_PATTERN)] | None = None
 
 
 class AdminUserOut(BaseModel):

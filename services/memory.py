@@ -11,6 +11,7 @@ import asyncio
 import base64
 import binascii
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,7 +29,14 @@ from services.repositories.associations import AssociationRepository
 from services.repositories.memories import MemoryRepository, Order
 from services.repositories.search import SearchRepository
 from services.settings import Settings
-from services.validation import check_content, check_metadata, check_tags, check_user_id
+from services.validation import (
+    check_content,
+    check_created_at,
+    check_metadata,
+    check_tags,
+    check_text,
+    check_user_id,
+)
 
 
 @dataclass
@@ -84,6 +92,10 @@ def decode_cursor(order: Order, cursor: str) -> tuple[Any, int]:
         if raw["o"] != order:
             raise InvalidInput("cursor belongs to a different order")
         key = float(raw["k"]) if order == "importance" else datetime.fromisoformat(raw["k"])
+        if isinstance(key, datetime) and key.tzinfo is None:
+            raise InvalidInput("malformed cursor")
+        if isinstance(key, float) and not math.isfinite(key):
+            raise InvalidInput("malformed cursor")
         return key, int(raw["i"])
     except (ValueError, KeyError, TypeError, binascii.Error) as exc:
         raise InvalidInput("malformed cursor") from exc
@@ -126,12 +138,12 @@ class MemoryService:
         return [await self._store(user_id, i, a) for i, a in zip(cleaned, analyses, strict=True)]
 
     def _clean(self, item: NewMemory) -> NewMemory:
-        if item.created_at is not None and item.created_at.tzinfo is None:
-            raise InvalidInput("created_at must include a timezone")
+        if item.created_at is not None:
+            check_created_at(item.created_at)
         return NewMemory(
             content=check_content(item.content),
             memory_type=item.memory_type,
-            source=item.source,
+            source=check_text(item.source, "source") if item.source else item.source,
             metadata=check_metadata(item.metadata),
             emotion_tags=check_tags(item.emotion_tags),
             created_at=item.created_at,
@@ -202,7 +214,7 @@ class MemoryService:
         if changes.memory_type is not None:
             memory.memory_type = changes.memory_type
         if changes.source is not None:
-            memory.source = changes.source
+            memory.source = check_text(changes.source, "source")
         if changes.metadata is not None:
             memory.meta = check_metadata(changes.metadata)
         if changes.content is not None or changes.emotion_tags is not None:
@@ -214,7 +226,12 @@ class MemoryService:
 
     async def _reanalyse(self, memory: UserMemory, changes: MemoryChanges, now: datetime) -> None:
         content = check_content(changes.content) if changes.content is not None else memory.content
-        tags = check_tags(changes.emotion_tags) if changes.emotion_tags is not None else []
+        if changes.emotion_tags is not None:
+            tags = check_tags(changes.emotion_tags)
+        else:
+            # Keep the client's explicit tags: those the old text did not produce itself.
+            detected = set(self.analyzer.emotions.analyze(memory.content).tags)
+            tags = [t for t in memory.emotion_tags if t not in detected]
         analysis = await asyncio.to_thread(self.analyzer.analyze, content, tags)
         if analysis.content_hash != memory.content_hash:
             other = await self.memories.get_by_hash(memory.user_id, analysis.content_hash)

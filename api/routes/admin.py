@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from api.deps import MemoryServiceDep, SessionDep, StateDep, UserId, require_admin_key
+from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId, require_admin_key
 from api.errors import error_responses
 from api.presenters import history_out, job_run_out, link_out, memory_out
 from api.schemas import (
@@ -21,6 +21,7 @@ from api.schemas import (
 )
 from services.admin import AdminService
 from services.jobs import run_rescore
+from services.validation import USER_ID_PATTERN
 
 router = APIRouter(
     prefix="/admin",
@@ -41,7 +42,7 @@ AdminDep = Annotated[AdminService, Depends(_admin)]
 async def users(
     admin: AdminDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    cursor: Annotated[str | None, Query(max_length=128)] = None,
+    cursor: Annotated[str | None, Query(pattern=USER_ID_PATTERN)] = None,
 ) -> AdminUsersOut:
     """Users with their memory counts and importance-level distribution."""
     rows = await admin.users(limit + 1, cursor)
@@ -78,7 +79,7 @@ async def user_memories(
 
 
 @router.get("/memories/{memory_id}", responses=error_responses(404))
-async def memory(memory_id: int, admin: AdminDep) -> AdminMemoryOut:
+async def memory(memory_id: MemoryId, admin: AdminDep) -> AdminMemoryOut:
     """One memory: components, weighted contributions, links and score history."""
     seen = await admin.inspect(memory_id)
     return AdminMemoryOut(

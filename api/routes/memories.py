@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response, status
 
-from api.deps import MemoryServiceDep, UserId
+from api.deps import MemoryId, MemoryServiceDep, UserId
 from api.errors import error_responses
 from api.presenters import link_out, memory_out
 from api.schemas import (
@@ -87,14 +87,14 @@ async def list_memories(
 
 
 @router.get("/{memory_id}", responses=error_responses(404, 422))
-async def get_memory(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> MemoryOut:
+async def get_memory(user_id: UserId, memory_id: MemoryId, service: MemoryServiceDep) -> MemoryOut:
     """One memory with its scores."""
     return memory_out(await service.get(user_id, memory_id))
 
 
 @router.patch("/{memory_id}", responses=error_responses(404, 409, 422))
 async def update_memory(
-    user_id: UserId, memory_id: int, body: MemoryPatch, service: MemoryServiceDep
+    user_id: UserId, memory_id: MemoryId, body: MemoryPatch, service: MemoryServiceDep
 ) -> MemoryOut:
     """Edit a memory; new content is re-analysed and rescored."""
     changes = MemoryChanges(
@@ -110,7 +110,7 @@ async def update_memory(
 @router.delete(
     "/{memory_id}", status_code=status.HTTP_204_NO_CONTENT, responses=error_responses(404, 422)
 )
-async def delete_memory(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> None:
+async def delete_memory(user_id: UserId, memory_id: MemoryId, service: MemoryServiceDep) -> None:
     """Forget a memory and its links."""
     await service.delete(user_id, memory_id)
 
@@ -121,13 +121,15 @@ async def delete_memory(user_id: UserId, memory_id: int, service: MemoryServiceD
     responses=error_responses(404, 422),
 )
 async def link_memories(
-    user_id: UserId, memory_id: int, body: LinkIn, service: MemoryServiceDep
+    user_id: UserId, memory_id: MemoryId, body: LinkIn, service: MemoryServiceDep
 ) -> LinkOut:
     """Link two memories of the same user; both gain impact."""
     return link_out(await service.link(user_id, memory_id, body.target_id, body.weight))
 
 
 @router.get("/{memory_id}/links", responses=error_responses(404, 422))
-async def list_links(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> list[LinkOut]:
+async def list_links(
+    user_id: UserId, memory_id: MemoryId, service: MemoryServiceDep
+) -> list[LinkOut]:
     """Every link of one memory (topic and explicit)."""
     return [link_out(link) for link in await service.links_of(user_id, memory_id)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import MemoryServiceDep, RecallServiceDep, UserId
+from api.deps import MemoryId, MemoryServiceDep, RecallServiceDep, UserId
 from api.errors import error_responses
 from api.presenters import memory_out
 from api.schemas import MemoryOut, RecallHitOut, RecallIn, RecallOut
@@ -46,6 +46,6 @@ async def escalations(
 
 
 @router.post("/escalations/{memory_id}/ack", responses=error_responses(404, 422))
-async def acknowledge(user_id: UserId, memory_id: int, service: MemoryServiceDep) -> MemoryOut:
+async def acknowledge(user_id: UserId, memory_id: MemoryId, service: MemoryServiceDep) -> MemoryOut:
     """Mark an escalation as followed up."""
     return memory_out(await service.acknowledge_escalation(user_id, memory_id))
