@@ -120,3 +120,13 @@ def test_constants_come_from_settings() -> None:
     custom = ImportanceScorer(Settings(_env_file=None, frequency_threshold=1, weight_frequency=1.0))
     assert custom.frequency_score(Facts(frequency_count=1), NOW) == pytest.approx(1.0)
     assert custom.calculate_score(Facts(frequency_count=1), NOW) == pytest.approx(1.0)
+
+
+def test_seed_ranking_puts_the_emotional_memory_first(scorer: ImportanceScorer) -> None:
+    """Seed 002 §7.3: ranked[0] == emotional among low_freq, high_freq and emotional."""
+    low_freq = Facts(frequency_count=1)
+    high_freq = Facts(frequency_count=3)
+    emotional = Facts(frequency_count=1, emotion_score=1.0)
+    memories = {"low_freq": low_freq, "high_freq": high_freq, "emotional": emotional}
+    ranked = sorted(memories, key=lambda name: -scorer.calculate_score(memories[name], NOW))
+    assert ranked == ["emotional", "high_freq", "low_freq"]
