@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from services.settings import Settings
-from services.text import EmotionAnalyzer, TopicExtractor, content_hash, get_tokenizer
+from services.text import (
+    EmotionAnalyzer,
+    TopicExtractor,
+    content_hash,
+    get_tokenizer,
+    normalize_content,
+)
 
 # Character terms share the index with words; prefixes keep them apart ("项目" vs "~项目").
 BIGRAM_PREFIX = "~"
@@ -19,6 +26,7 @@ class AnalyzedText:
     """Everything the service derives from a memory's text (and explicit emotion tags)."""
 
     content_hash: str
+    normalized: str
     terms: Counter[str]
     emotion_tags: list[str]
     emotion_score: float
@@ -74,6 +82,7 @@ class TextAnalyzer:
         emotion = self.emotions.analyze(text, explicit_tags or [])
         return AnalyzedText(
             content_hash=content_hash(text),
+            normalized=normalize_content(text),
             terms=self.terms(text),
             emotion_tags=list(emotion.tags),
             emotion_score=emotion.score,
@@ -98,3 +107,8 @@ def jaccard(first: set[str], second: set[str]) -> float:
     """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
     union = first | second
     return len(first & second) / len(union) if union else 0.0
+
+
+def content_similarity(normalized: str, other_content: str) -> float:
+    """difflib's ratio between a normalized text and another text (normalized here)."""
+    return SequenceMatcher(None, normalized, normalize_content(other_content)).ratio()

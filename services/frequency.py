@@ -1,10 +1,16 @@
 """FrequencyTracker: repeated mentions merge, recalls count (seed 002 §3.1).
 
-A memory is "said again" when its normalized content hash matches, or when the Jaccard
-similarity of the two texts' index-term sets (jieba words plus CJK bigrams) is at least
-``near_duplicate_threshold`` (0.85). Bigrams make the measure robust to jieba splitting
-the same sentence differently; 0.85 merges restatements that differ by a particle or a
-punctuation mark while keeping "I like tea" and "I like green tea" apart.
+A memory is "said again" when its normalized content hash matches, or when two
+similarities both reach ``near_duplicate_threshold`` (0.85):
+
+- the Jaccard similarity of the index-term sets (words, CJK bigrams and characters), so
+  "number 0" and "number 1" stay apart even though their characters nearly match;
+- difflib's ratio 2·matches / (len(a) + len(b)) over the normalized characters, so word
+  order counts: "Joanna: bye Nate" and "Nate: bye Joanna" share every word but stay apart.
+
+0.85 merges restatements that differ by a particle or punctuation (「我很担心下周的考试」 /
+「…考试啊」) and keeps "take care" apart from "you too, take care". The candidates are the
+five best BM25 matches of the new text.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from models import UserMemory
-from services.analysis import AnalyzedText, jaccard
+from services.analysis import AnalyzedText, content_similarity, jaccard
 from services.relevance import term_weights
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import SearchRepository
@@ -56,16 +62,20 @@ class FrequencyTracker:
         )
         if not candidates:
             return None
-        term_sets = await self.search.terms_of(user_id, [mid for mid, _ in candidates])
+        ids = [mid for mid, _ in candidates]
+        rows = await self.memories.get_many(user_id, ids)
+        term_sets = await self.search.terms_of(user_id, ids)
         new_terms = set(analysis.terms)
-        best_id, best = None, 0.0
-        for memory_id, _ in candidates:
-            similarity = jaccard(new_terms, term_sets.get(memory_id, set()))
-            if similarity > best:
-                best_id, best = memory_id, similarity
-        if best_id is None or best < self.settings.near_duplicate_threshold:
-            return None
-        return await self.memories.get(user_id, best_id)
+        threshold = self.settings.near_duplicate_threshold
+        best: UserMemory | None = None
+        best_similarity = 0.0
+        for memory_id in ids:
+            if jaccard(new_terms, term_sets.get(memory_id, set())) < threshold:
+                continue
+            similarity = content_similarity(analysis.normalized, rows[memory_id].content)
+            if similarity >= threshold and similarity > best_similarity:
+                best, best_similarity = rows[memory_id], similarity
+        return best
 
     async def record_mention(self, memory: UserMemory, now: datetime) -> None:
         """The user said it again: mention_count and frequency_count +1, in SQL."""

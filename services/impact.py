@@ -35,16 +35,7 @@ class ImpactEvaluator:
         shared = await self.search.memories_sharing_topics(
             user_id, memory_id, topics, self.settings.topic_links_per_memory
         )
-        for other_id, common in shared.items():
-            await self.links.upsert(
-                user_id,
-                memory_id,
-                other_id,
-                kind="topic",
-                weight=float(len(common)),
-                shared_topics=sorted(common),
-                now=now,
-            )
+        await self.links.add_topic_links(user_id, memory_id, shared, now)
         return list(shared)
 
     async def link_explicit(

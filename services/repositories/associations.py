@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -50,6 +50,49 @@ class AssociationRepository:
             existing.shared_topics = sorted(set(existing.shared_topics) | set(shared_topics))
         await self.session.flush()
         return existing
+
+    async def add_topic_links(
+        self, user_id: str, memory_id: int, shared: Mapping[int, Sequence[str]], now: datetime
+    ) -> None:
+        """Link a memory to others by shared topics: one bulk INSERT for the new pairs.
+
+        A pair that already exists (an explicit link kept across a content edit) only
+        gains the shared topics.
+        """
+        if not shared:
+            return
+        a = MemoryAssociation
+        others = list(shared)
+        existing = await self.session.execute(
+            select(a).where(
+                a.user_id == user_id,
+                or_(
+                    and_(a.memory_id_a == memory_id, a.memory_id_b.in_(others)),
+                    and_(a.memory_id_b == memory_id, a.memory_id_a.in_(others)),
+                ),
+            )
+        )
+        seen: set[int] = set()
+        for link in existing.scalars():
+            other = link.memory_id_b if link.memory_id_a == memory_id else link.memory_id_a
+            seen.add(other)
+            link.shared_topics = sorted(set(link.shared_topics) | set(shared[other]))
+        rows = [
+            {
+                "user_id": user_id,
+                "memory_id_a": min(memory_id, other),
+                "memory_id_b": max(memory_id, other),
+                "kind": "topic",
+                "weight": float(len(topics)),
+                "shared_topics": sorted(topics),
+                "created_at": now,
+            }
+            for other, topics in shared.items()
+            if other not in seen
+        ]
+        if rows:
+            await self.session.execute(insert(a), rows)
+        await self.session.flush()
 
     async def for_memory(self, user_id: str, memory_id: int) -> list[MemoryAssociation]:
         """Every link touching a memory."""

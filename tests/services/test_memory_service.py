@@ -161,3 +161,13 @@ async def test_users_are_isolated(services: Services) -> None:
         mine = await service.add("bob", NewMemory(content="my bank is nearby"))
         with pytest.raises(MemoryNotFound):
             await service.link("bob", mine.memory.id, secret.id)
+
+
+async def test_same_words_in_another_order_or_another_number_do_not_merge(
+    services: Services,
+) -> None:
+    a = await services.add("u", "Joanna: Bye Nate!")
+    b = await services.add("u", "Nate: Bye Joanna!")
+    c = await services.add("u", "My locker code is 4812")
+    d = await services.add("u", "My locker code is 4813")
+    assert len({a.id, b.id, c.id, d.id}) == 4

@@ -1,0 +1,166 @@
+"""``jarvis-memory eval locomo``: set up a database, run the harness, print and write results.
+
+By default the run gets its own SQLite file in a temporary directory, migrated to head
+with Alembic exactly like ``jarvis-memory migrate``, and deleted afterwards. With
+``--database-url`` it runs on that (already migrated) database instead, under a user_id
+prefix of its own (``locomo-<run id>-``) so it cannot touch anyone else's memories; its
+rows are left in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import make_url
+
+import migrations
+from services.analysis import TextAnalyzer
+from services.clock import utcnow
+from services.db import Database, build_engine
+from services.errors import InvalidInput
+from services.evaluation.locomo import load_locomo, run_locomo
+from services.evaluation.report import build_report, format_table, write_json, write_markdown
+from services.health import check_readiness
+from services.settings import Settings
+from services.validation import MAX_BATCH_ITEMS, MAX_TOP_K
+
+ALEMBIC_INI = Path(migrations.__file__).resolve().parent.parent / "alembic.ini"
+# Never written to a report: secrets, and the URL the run does not use.
+PRIVATE_SETTINGS = {"database_url", "jarvis_api_keys", "jarvis_admin_keys"}
+
+
+def parse_ks(value: str) -> tuple[int, ...]:
+    """``"5,10,25"`` → ``(5, 10, 25)``: distinct, ascending, each within 1..MAX_TOP_K."""
+    try:
+        ks = sorted({int(part) for part in value.split(",") if part.strip()})
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--k must be integers like 5,10,25: {value!r}") from exc
+    if not ks or ks[0] < 1 or ks[-1] > MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"--k values must be between 1 and {MAX_TOP_K}")
+    return tuple(ks)
+
+
+def add_locomo_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``jarvis-memory eval locomo``."""
+    parser.add_argument("--data", type=Path, required=True, help="a LoCoMo JSON file")
+    parser.add_argument("--k", type=parse_ks, default=(5, 10, 25), help="e.g. 5,10,25")
+    parser.add_argument("--json", type=Path, default=None, help="write every number here")
+    parser.add_argument("--markdown", type=Path, default=None, help="write a markdown table")
+    parser.add_argument(
+        "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
+    )
+    parser.add_argument(
+        "--limit-conversations", type=_positive, default=None, metavar="N", help="only the first N"
+    )
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+async def migrate(url: str) -> None:
+    """``alembic upgrade head`` through the project's env.py (it runs its own event loop)."""
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    config.attributes["configure_logging"] = False
+    await asyncio.to_thread(command.upgrade, config, "head")
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def service_overrides(settings: Settings) -> dict[str, Any]:
+    """Service settings that differ from their defaults (secrets and the URL left out)."""
+    defaults = Settings.model_construct()
+    return {
+        name: value
+        for name, value in settings.model_dump().items()
+        if name not in PRIVATE_SETTINGS and value != getattr(defaults, name)
+    }
+
+
+async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the LoCoMo evaluation; print the table; write ``--json`` / ``--markdown``."""
+    if not args.data.is_file():
+        raise InvalidInput(f"no such dataset file: {args.data}")
+    conversations = load_locomo(args.data)[: args.limit_conversations]
+    run_id = uuid.uuid4().hex[:8]
+    tmp_dir = None if args.database_url else Path(tempfile.mkdtemp(prefix="jarvis-eval-"))
+    if tmp_dir is None:
+        url = str(args.database_url)
+        database = make_url(url).render_as_string(hide_password=True)
+    else:
+        url = f"sqlite+aiosqlite:///{(tmp_dir / 'eval.db').as_posix()}"
+        database = "sqlite (temporary file, deleted afterwards)"
+    db = Database(build_engine(url, echo=settings.db_echo, pool_size=settings.db_pool_size))
+    try:
+        if tmp_dir is not None:
+            await migrate(url)
+        readiness = await check_readiness(db)
+        if not readiness.ready:
+            raise InvalidInput(
+                f"database is not at migration head {readiness.head} ({readiness.database}, "
+                f"revision {readiness.revision}): run jarvis-memory migrate first"
+            )
+        analyzer = TextAnalyzer(settings)
+        await asyncio.to_thread(analyzer.warm)
+        date = utcnow()
+        prefix = f"locomo-{run_id}-"
+        run = await run_locomo(db, settings, analyzer, utcnow, conversations, args.k, prefix)
+    finally:
+        await db.dispose()
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+    meta = {
+        "benchmark": "locomo",
+        "generated_by": "make eval (jarvis-memory eval locomo)",
+        "date": date.isoformat(timespec="seconds"),
+        "dataset": {
+            "path": str(args.data),
+            "sha256": sha256_of(args.data),
+            "conversations": len(conversations),
+            "turns": sum(len(c.turns) for c in conversations),
+            "questions_evaluated": sum(len(c.questions) for c in conversations),
+            "questions_skipped": sum(c.skipped_questions for c in conversations),
+            "evidence_ids_dropped": sum(c.dropped_evidence_ids for c in conversations),
+        },
+        "settings": {
+            "ks": list(args.k),
+            "top_k": max(args.k),
+            "track": False,
+            "batch_size": MAX_BATCH_ITEMS,
+            "database": database,
+            "user_prefix": prefix,
+            "clock": "wall clock, UTC (turns keep their session dates)",
+            "limit_conversations": args.limit_conversations,
+            "service_overrides": service_overrides(settings),
+            "service": {
+                k: v for k, v in settings.model_dump().items() if k not in PRIVATE_SETTINGS
+            },
+        },
+    }
+    report = build_report(run, meta)
+    print(format_table(report), end="")
+    if args.json is not None:
+        write_json(report, args.json)
+    if args.markdown is not None:
+        write_markdown(report, args.markdown)
+    return 0
