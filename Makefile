@@ -43,5 +43,8 @@ migrate: $(STAMP)
 revision: $(STAMP) ## make revision m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
 
+eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
+	$(BIN)/jarvis-memory eval locomo --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info

@@ -21,6 +21,7 @@ from services.analysis import TextAnalyzer
 from services.clock import utcnow
 from services.db import Database
 from services.errors import DomainError
+from services.evaluation.command import add_locomo_arguments, run_locomo_command
 from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
@@ -159,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--explain", action="store_true")
     recall.add_argument("--no-track", action="store_true", help="leave recall counts alone")
     sub.add_parser("stats", help="service-wide counts")
+    evaluate = sub.add_parser("eval", help="recall evaluation on a benchmark dataset")
+    benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
+    add_locomo_arguments(benchmarks.add_parser("locomo", help="LoCoMo recall@k vs BM25"))
     return parser
 
 
@@ -167,6 +171,7 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "add": _add,
     "recall": _recall,
     "stats": _stats,
+    "eval": run_locomo_command,
 }
 
 
