@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
 from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId, require_admin_key
 from api.errors import error_responses
 from api.presenters import history_out, job_run_out, link_out, memory_out
+from api.routes.listing import ListQueryDep, list_page
 from api.schemas import (
     AdminMemoryOut,
     AdminUserOut,
     AdminUsersOut,
     JobRunOut,
-    Level,
     MemoryPageOut,
-    MemoryType,
     RescoreIn,
 )
 from services.admin import AdminService
@@ -63,19 +62,10 @@ async def users(
 
 @router.get("/users/{user_id}/memories", responses=error_responses(422))
 async def user_memories(
-    user_id: UserId,
-    service: MemoryServiceDep,
-    order: Literal["importance", "recent"] = "importance",
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    cursor: Annotated[str | None, Query(max_length=512)] = None,
-    type: Annotated[list[MemoryType] | None, Query()] = None,
-    level: Level | None = None,
+    user_id: UserId, service: MemoryServiceDep, query: ListQueryDep
 ) -> MemoryPageOut:
     """A user's memories with every score component (``scores``)."""
-    page = await service.list_page(
-        user_id, order=order, limit=limit, cursor=cursor, types=type or [], level=level
-    )
-    return MemoryPageOut(items=[memory_out(m) for m in page.items], next_cursor=page.next_cursor)
+    return await list_page(user_id, service, query)
 
 
 @router.get("/memories/{memory_id}", responses=error_responses(404))

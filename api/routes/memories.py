@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Response, status
 
 from api.deps import MemoryId, MemoryServiceDep, UserId
 from api.errors import error_responses
 from api.presenters import link_out, memory_out
+from api.routes.listing import ListQueryDep, list_page
 from api.schemas import (
     BatchOut,
-    Level,
     LinkIn,
     LinkOut,
     MemoryBatchIn,
@@ -19,7 +17,6 @@ from api.schemas import (
     MemoryOut,
     MemoryPageOut,
     MemoryPatch,
-    MemoryType,
 )
 from services.memory import MemoryChanges, NewMemory
 
@@ -71,19 +68,10 @@ async def create_memories(
 
 @router.get("", responses=error_responses(422))
 async def list_memories(
-    user_id: UserId,
-    service: MemoryServiceDep,
-    order: Literal["importance", "recent"] = "importance",
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=512)] = None,
-    type: Annotated[list[MemoryType] | None, Query()] = None,
-    level: Level | None = None,
+    user_id: UserId, service: MemoryServiceDep, query: ListQueryDep
 ) -> MemoryPageOut:
     """A page of memories, most important (``order=importance``) or newest first."""
-    page = await service.list_page(
-        user_id, order=order, limit=limit, cursor=cursor, types=type or [], level=level
-    )
-    return MemoryPageOut(items=[memory_out(m) for m in page.items], next_cursor=page.next_cursor)
+    return await list_page(user_id, service, query)
 
 
 @router.get("/{memory_id}", responses=error_responses(404, 422))

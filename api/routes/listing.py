@@ -1,0 +1,50 @@
+"""The listing query shared by the user's and the admin's memory listings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from fastapi import Depends, Query
+
+from api.presenters import memory_out
+from api.schemas import Level, MemoryPageOut, MemoryType
+from services.memory import MemoryService
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    """Order, page size, keyset cursor and filters of a memory listing."""
+
+    order: Literal["importance", "recent"]
+    limit: int
+    cursor: str | None
+    types: list[MemoryType]
+    level: Level | None
+
+
+def list_query(
+    order: Literal["importance", "recent"] = "importance",
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=512)] = None,
+    type: Annotated[list[MemoryType] | None, Query()] = None,
+    level: Level | None = None,
+) -> ListQuery:
+    """Query parameters ``order``, ``limit``, ``cursor``, ``type`` (repeatable), ``level``."""
+    return ListQuery(order, limit, cursor, type or [], level)
+
+
+ListQueryDep = Annotated[ListQuery, Depends(list_query)]
+
+
+async def list_page(user_id: str, service: MemoryService, query: ListQuery) -> MemoryPageOut:
+    """One page of a user's memories."""
+    page = await service.list_page(
+        user_id,
+        order=query.order,
+        limit=query.limit,
+        cursor=query.cursor,
+        types=query.types,
+        level=query.level,
+    )
+    return MemoryPageOut(items=[memory_out(m) for m in page.items], next_cursor=page.next_cursor)
