@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+SCALE ?= small
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: run test lint fmt typecheck migrate revision bench eval clean
@@ -45,6 +46,9 @@ revision: $(STAMP) ## make revision m="what changed"
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
 	$(BIN)/jarvis-memory eval locomo --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
+
+bench: $(STAMP) ## recall, ingest and rescoring next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
+	$(BIN)/python -m bench --scale $(SCALE)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info

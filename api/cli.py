@@ -12,7 +12,6 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import Any
 
 from api.presenters import job_run_out, memory_out
@@ -26,8 +25,6 @@ from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
 from services.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def is_loopback(host: str) -> bool:
@@ -63,12 +60,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:
     """alembic upgrade head on DATABASE_URL."""
-    from alembic import command
-    from alembic.config import Config
+    from services.schema import upgrade
 
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("sqlalchemy.url", settings.database_url.replace("%", "%%"))
-    command.upgrade(config, "head")
+    upgrade(settings.database_url, configure_logging=True)
     return 0
 
 

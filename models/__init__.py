@@ -3,7 +3,7 @@
 from models.association import ASSOCIATION_KINDS, MemoryAssociation
 from models.base import Base, UTCDateTime
 from models.history import JobRun, MemoryScoreHistory
-from models.index import MemoryTerm, MemoryTopic
+from models.index import MemoryTerm, MemoryTermStat, MemoryTopic
 from models.memory import IMPORTANCE_LEVELS, MEMORY_TYPES, MemoryUser, UserMemory
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "MemoryAssociation",
     "MemoryScoreHistory",
     "MemoryTerm",
+    "MemoryTermStat",
     "MemoryTopic",
     "MemoryUser",
     "UTCDateTime",

@@ -22,8 +22,9 @@ class MemoryTerm(Base):
             ["user_memories.user_id", "user_memories.id"],
             ondelete="CASCADE",
         ),
-        # Deleting a memory removes its postings; this index serves that delete.
-        Index("ix_memory_terms_user_memory", "user_id", "memory_id"),
+        # A memory's terms (duplicate checks, explanations, the delete of its postings),
+        # answered from the index alone.
+        Index("ix_memory_terms_user_memory_term", "user_id", "memory_id", "term"),
     )
 
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
@@ -49,3 +50,18 @@ class MemoryTopic(Base):
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     topic: Mapped[str] = mapped_column(String(64), primary_key=True)
     memory_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+
+
+class MemoryTermStat(Base):
+    """How many of a user's memories hold a term (its document frequency).
+
+    Kept by atomic increments at write and delete, so BM25's idf and the near-duplicate
+    probe read a term's frequency with one primary-key lookup instead of counting its
+    postings (which costs as much as the term is common).
+    """
+
+    __tablename__ = "memory_term_stats"
+
+    user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    term: Mapped[str] = mapped_column(String(64), primary_key=True)
+    df: Mapped[int] = mapped_column(Integer, default=0)

@@ -9,23 +9,25 @@ similarities both reach ``near_duplicate_threshold`` (0.85):
   order counts: "Joanna: bye Nate" and "Nate: bye Joanna" share every word but stay apart.
 
 0.85 merges restatements that differ by a particle or punctuation (「我很担心下周的考试」 /
-「…考试啊」) and keeps "take care" apart from "you too, take care". The candidates are the
-five best BM25 matches of the new text.
+「…考试啊」) and keeps "take care" apart from "you too, take care". Candidates come from
+an exact prefix filter over the inverted index (services/near_duplicates.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from models import UserMemory
-from services.analysis import AnalyzedText, content_similarity, jaccard
-from services.relevance import term_weights
+from services.analysis import AnalyzedText, content_similarity
+from services.near_duplicates import probe
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import SearchRepository
 from services.settings import Settings
 
-NEAR_DUPLICATE_CANDIDATES = 5
+# Verified candidates per new text, most probe terms first (a true near-duplicate holds
+# nearly all of them, so it ranks at the top).
+NEAR_DUPLICATE_CANDIDATES = 20
 
 
 class FrequencyTracker:
@@ -38,48 +40,47 @@ class FrequencyTracker:
         self.search = search
         self.settings = settings
 
-    async def find_repeat(self, user_id: str, analysis: AnalyzedText) -> UserMemory | None:
-        """The existing memory this text repeats, exactly or nearly, if any."""
-        exact = await self.memories.get_by_hash(user_id, analysis.content_hash)
-        if exact is not None:
-            return exact
-        stats = await self.memories.user_stats(user_id)
-        if stats is None or stats.memory_count == 0 or not analysis.terms:
+    async def find_near_duplicate(
+        self, user_id: str, analysis: AnalyzedText, frequencies: Mapping[str, int] | None = None
+    ) -> tuple[UserMemory, float] | None:
+        """The stored memory most similar to this text among its near-duplicates.
+
+        Candidates come from the prefix filter (services/near_duplicates.py): exact for
+        the term-set threshold, and a handful of index lookups however large the user.
+        ``frequencies`` (the user's document frequencies of at least this text's terms)
+        saves a lookup when a batch fetched them for all its texts at once.
+        """
+        if not analysis.terms:
             return None
-        terms = list(analysis.terms)
-        weights = term_weights(
-            await self.search.document_frequencies(user_id, terms),
-            int(stats.memory_count),
-            self.settings,
-        )
-        candidates = await self.search.bm25_candidates(
-            user_id,
-            weights,
-            k1=self.settings.bm25_k1,
-            b=self.settings.bm25_b,
-            avg_doc_length=stats.total_doc_length / max(stats.memory_count, 1),
-            limit=NEAR_DUPLICATE_CANDIDATES,
-        )
-        if not candidates:
-            return None
-        ids = [mid for mid, _ in candidates]
-        rows = await self.memories.get_many(user_id, ids)
-        term_sets = await self.search.terms_of(user_id, ids)
-        new_terms = set(analysis.terms)
         threshold = self.settings.near_duplicate_threshold
-        best: UserMemory | None = None
-        best_similarity = 0.0
-        for memory_id in ids:
-            if jaccard(new_terms, term_sets.get(memory_id, set())) < threshold:
-                continue
+        if frequencies is None:
+            frequencies = await self.search.document_frequencies(user_id, list(analysis.terms))
+        probe_terms, need = probe(analysis.terms, threshold, frequencies)
+        if sum(1 for t in probe_terms if t in frequencies) < need:
+            return None  # too many of the text's terms are new to this user
+        ids = await self.search.memories_holding(
+            user_id, probe_terms, need, NEAR_DUPLICATE_CANDIDATES
+        )
+        overlaps = await self.search.overlaps(user_id, ids, list(analysis.terms))
+        size = len(analysis.terms)
+        close = [
+            i
+            for i, (shared, total) in overlaps.items()
+            if shared / (size + total - shared) >= threshold
+        ]
+        if not close:
+            return None
+        rows = await self.memories.get_many(user_id, close)
+        best: tuple[UserMemory, float] | None = None
+        for memory_id in close:
             similarity = content_similarity(analysis.normalized, rows[memory_id].content)
-            if similarity >= threshold and similarity > best_similarity:
-                best, best_similarity = rows[memory_id], similarity
+            if similarity >= threshold and (best is None or similarity > best[1]):
+                best = rows[memory_id], similarity
         return best
 
-    async def record_mention(self, memory: UserMemory, now: datetime) -> None:
-        """The user said it again: mention_count and frequency_count +1, in SQL."""
-        await self.memories.record_mention(memory.user_id, memory.id, now)
+    async def record_mention(self, memory: UserMemory, now: datetime, times: int = 1) -> None:
+        """The user said it again (``times`` times): mention and frequency counts, in SQL."""
+        await self.memories.record_mention(memory.user_id, memory.id, now, times)
 
     async def record_recalls(self, user_id: str, ids: Sequence[int], now: datetime) -> None:
         """Each recalled memory: recall_count and frequency_count +1, in SQL."""

@@ -9,12 +9,33 @@ an unbounded fan-out would make one common topic quadratic.
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from models import MemoryAssociation
 from services.repositories.associations import AssociationRepository
 from services.repositories.search import SearchRepository
 from services.settings import Settings
+
+
+def newest_sharing(
+    by_topic: Mapping[str, Sequence[int]], topics: Sequence[str], limit: int
+) -> list[int]:
+    """The ``limit`` newest (largest) ids in any of these topics' ascending id lists.
+
+    A memory among them appears in every topic it shares within that topic's last
+    ``limit`` ids (fewer than ``limit`` newer memories share anything at all), so lists
+    cut to their newest ``limit`` ids give the same answer as full ones.
+    """
+    tails = [reversed(by_topic.get(t, [])[-limit:]) for t in topics]
+    found: list[int] = []
+    for memory in heapq.merge(*tails, reverse=True):
+        if not found or found[-1] != memory:
+            found.append(memory)
+            if len(found) == limit:
+                break
+    return found
 
 
 class ImpactEvaluator:

@@ -25,6 +25,7 @@ from services.clock import Clock
 from services.errors import DuplicateContent, InvalidInput, MemoryNotFound
 from services.frequency import FrequencyTracker
 from services.impact import ImpactEvaluator
+from services.ingest import BatchIngest, Statement
 from services.repositories.associations import AssociationRepository
 from services.repositories.memories import MemoryRepository, Order
 from services.repositories.search import SearchRepository
@@ -115,6 +116,7 @@ class MemoryService:
         self.links = AssociationRepository(session)
         self.frequency = FrequencyTracker(self.memories, self.search, settings)
         self.impact = ImpactEvaluator(self.search, self.links, settings)
+        self.ingest = BatchIngest(self.memories, self.search, self.links, self.frequency, settings)
 
     async def get(self, user_id: str, memory_id: int) -> UserMemory:
         """One memory of this user; 404 for a missing one or another user's."""
@@ -128,14 +130,23 @@ class MemoryService:
         return (await self.add_many(user_id, [item]))[0]
 
     async def add_many(self, user_id: str, items: Sequence[NewMemory]) -> list[StoredMemory]:
-        """Remember statements in order; a later item may merge into an earlier one."""
+        """Remember statements in order; a later item may merge into an earlier one.
+
+        The whole batch is written with a few bulk statements (services/ingest.py).
+        """
         check_user_id(user_id)
         cleaned = [self._clean(item) for item in items]
         # jieba is CPU-bound: analyse off the event loop so other requests keep flowing.
         analyses = await asyncio.to_thread(
             lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
         )
-        return [await self._store(user_id, i, a) for i, a in zip(cleaned, analyses, strict=True)]
+        statements = [
+            Statement(i.content, i.memory_type, i.source, i.metadata, i.created_at, a)
+            for i, a in zip(cleaned, analyses, strict=True)
+        ]
+        outcomes = await self.ingest.write(user_id, statements, self.clock())
+        rows = await self.memories.get_many(user_id, sorted({o.memory_id for o in outcomes}))
+        return [StoredMemory(rows[o.memory_id], o.merged) for o in outcomes]
 
     def _clean(self, item: NewMemory) -> NewMemory:
         if item.created_at is not None:
@@ -148,53 +159,6 @@ class MemoryService:
             emotion_tags=check_tags(item.emotion_tags),
             created_at=item.created_at,
         )
-
-    async def _store(self, user_id: str, item: NewMemory, analysis: AnalyzedText) -> StoredMemory:
-        now = self.clock()
-        repeat = await self.frequency.find_repeat(user_id, analysis)
-        if repeat is not None:
-            return await self._merge(repeat, analysis, now)
-        memory = await self.memories.add(
-            UserMemory(
-                user_id=user_id,
-                content=item.content,
-                content_hash=analysis.content_hash,
-                memory_type=item.memory_type,
-                source=item.source,
-                meta=item.metadata,
-                created_at=item.created_at or now,
-                updated_at=now,
-                mention_count=1,
-                frequency_count=1,
-                recall_count=0,
-                last_mentioned_at=None,
-                emotion_tags=analysis.emotion_tags,
-                emotion_score=analysis.emotion_score,
-                topics=analysis.topics,
-                associated_count=0,
-                doc_length=analysis.doc_length,
-            )
-        )
-        if memory is None:
-            # A concurrent request stored the same content first: this is a repeat of it.
-            winner = await self.memories.get_by_hash(user_id, analysis.content_hash)
-            assert winner is not None
-            return await self._merge(winner, analysis, now)
-        await self._index(memory, analysis, now)
-        await self.memories.bump_user(user_id, now, 1, analysis.doc_length)
-        return StoredMemory(await self._reload(user_id, memory.id), merged=False)
-
-    async def _merge(
-        self, repeat: UserMemory, analysis: AnalyzedText, now: datetime
-    ) -> StoredMemory:
-        """The user said ``repeat`` again: count the mention, keep any new emotion."""
-        await self.frequency.record_mention(repeat, now)
-        extra_tags = [t for t in analysis.emotion_tags if t not in repeat.emotion_tags]
-        if extra_tags or analysis.emotion_score > repeat.emotion_score:
-            repeat.emotion_tags = [*repeat.emotion_tags, *extra_tags]
-            repeat.emotion_score = max(repeat.emotion_score, analysis.emotion_score)
-        await self.memories.rescore(self.settings, now, repeat.user_id, [repeat.id], "mention")
-        return StoredMemory(await self._reload(repeat.user_id, repeat.id), merged=True)
 
     async def _index(self, memory: UserMemory, analysis: AnalyzedText, now: datetime) -> None:
         """Postings, topics, topic links, link counts and scores of a (re)written memory."""
@@ -258,6 +222,7 @@ class MemoryService:
         memory = await self.get(user_id, memory_id)
         now = self.clock()
         neighbours = await self.links.neighbours(user_id, memory_id)
+        await self.search.unindex(user_id, memory_id)
         await self.memories.delete(memory)
         await self.memories.bump_user(user_id, now, -1, -memory.doc_length)
         await self.impact.refresh(user_id, neighbours)

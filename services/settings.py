@@ -71,8 +71,9 @@ class Settings(BaseSettings):
     # Frequency tracker: near-duplicates merge into the existing memory.
     near_duplicate_threshold: float = 0.85
 
-    # Impact evaluator: how many topic links one new memory may create.
-    topic_links_per_memory: int = 50
+    # Impact evaluator: how many topic links one new memory may create. Twice the impact
+    # threshold: links beyond saturation change no score, only the write volume.
+    topic_links_per_memory: int = Field(default=10, ge=1)
     topics_per_memory: int = 5
 
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")

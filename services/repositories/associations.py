@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryAssociation, UserMemory
+from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
 
 
 class AssociationRepository:
@@ -94,6 +96,10 @@ class AssociationRepository:
             await self.session.execute(insert(a), rows)
         await self.session.flush()
 
+    async def insert_topic_links(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert new topic links in bulk (pairs known not to exist yet)."""
+        await insert_rows(self.session, MemoryAssociation, rows)
+
     async def for_memory(self, user_id: str, memory_id: int) -> list[MemoryAssociation]:
         """Every link touching a memory."""
         a = MemoryAssociation
@@ -115,8 +121,9 @@ class AssociationRepository:
 
     async def refresh_counts(self, user_id: str, ids: Sequence[int]) -> None:
         """Set associated_count from the links for these memories of one user."""
-        if ids:
-            await self.refresh_range(and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids)))
+        for start in range(0, len(ids), ROWS_PER_INSERT):
+            chunk = ids[start : start + ROWS_PER_INSERT]
+            await self.refresh_range(and_(UserMemory.user_id == user_id, UserMemory.id.in_(chunk)))
 
     async def refresh_range(self, where: ColumnElement[bool]) -> None:
         """Set associated_count from the links for every memory matching ``where``."""

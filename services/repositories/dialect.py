@@ -7,7 +7,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Float, text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -18,6 +20,23 @@ SQLExpr = ColumnElement[Any] | InstrumentedAttribute[Any]
 
 # Any fixed 64-bit number; it names the rescoring job's lock in pg_locks.
 RESCORE_LOCK_KEY = 0x4A4D454D  # "JMEM"
+
+
+def group_key(column: SQLExpr) -> ColumnElement[Any]:
+    """``column + 0``: the same grouping, but no index ordered by ``column`` can serve it.
+
+    Without statistics SQLite's planner answers ``WHERE user_id = ? AND term IN (…)
+    GROUP BY memory_id`` by walking the (user_id, memory_id, term) index to skip the
+    sort, which reads every posting of the user instead of the few of the query's
+    terms. Grouping by an expression leaves it only the primary key (user_id, term, …).
+    PostgreSQL plans the same either way.
+    """
+    return (column + 0).label(column.key)
+
+
+def upsert_insert(session: AsyncSession) -> Any:
+    """The dialect's ``insert`` construct, which has ``on_conflict_do_*`` on both."""
+    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
 
 
 class days_since(FunctionElement[float]):  # noqa: N801 - reads like the SQL function it is

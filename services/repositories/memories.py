@@ -9,7 +9,6 @@ from typing import Any, Literal
 from sqlalchemy import Select, and_, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
@@ -17,6 +16,9 @@ from services.repositories import scoring_sql
 from services.settings import Settings
 
 Order = Literal["importance", "recent"]
+# Bound parameters per statement stay well under asyncpg's 32,767.
+IDS_PER_STATEMENT = 5000
+INSERT_ROWS_PER_STATEMENT = 500
 
 
 class MemoryRepository:
@@ -40,14 +42,15 @@ class MemoryRepository:
 
     async def get_many(self, user_id: str, ids: Sequence[int]) -> dict[int, UserMemory]:
         """Memories of this user by id (missing ids are absent)."""
-        if not ids:
-            return {}
-        result = await self.session.execute(
-            self._scoped(user_id)
-            .where(UserMemory.id.in_(ids))
-            .execution_options(populate_existing=True)
-        )
-        return {m.id: m for m in result.scalars()}
+        found: dict[int, UserMemory] = {}
+        for start in range(0, len(ids), IDS_PER_STATEMENT):
+            result = await self.session.execute(
+                self._scoped(user_id)
+                .where(UserMemory.id.in_(ids[start : start + IDS_PER_STATEMENT]))
+                .execution_options(populate_existing=True)
+            )
+            found.update((m.id, m) for m in result.scalars())
+        return found
 
     async def get_by_hash(self, user_id: str, content_hash: str) -> UserMemory | None:
         """The memory with this normalized content, if the user said it before."""
@@ -56,18 +59,42 @@ class MemoryRepository:
         )
         return result.scalar_one_or_none()
 
-    async def add(self, memory: UserMemory) -> UserMemory | None:
-        """Insert and flush so the id is known; None if the same content won a race.
+    async def get_by_hashes(self, user_id: str, hashes: Sequence[str]) -> dict[str, UserMemory]:
+        """The user's memories holding any of these normalized contents, by hash."""
+        found: dict[str, UserMemory] = {}
+        unique = sorted(set(hashes))
+        for start in range(0, len(unique), IDS_PER_STATEMENT):
+            result = await self.session.execute(
+                self._scoped(user_id).where(
+                    UserMemory.content_hash.in_(unique[start : start + IDS_PER_STATEMENT])
+                )
+            )
+            found.update((m.content_hash, m) for m in result.scalars())
+        return found
 
-        The insert runs in a savepoint so that losing to a concurrent identical insert
-        (the unique ``(user_id, content_hash)``) leaves the caller's transaction usable.
+    async def insert_new(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Insert memory rows in bulk; the ids by content hash of those that went in.
+
+        ``ON CONFLICT DO NOTHING`` on ``(user_id, content_hash)``: a row whose content a
+        concurrent transaction stored first is left out of the result (the caller merges
+        it into the winner) instead of failing the whole batch.
         """
-        try:
-            async with self.session.begin_nested():
-                self.session.add(memory)
-        except IntegrityError:
-            return None
-        return memory
+        if not rows:
+            return {}
+        dialect = self.session.get_bind().dialect.name
+        make_insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        stmt = (
+            make_insert(UserMemory)
+            .on_conflict_do_nothing(index_elements=["user_id", "content_hash"])
+            .returning(UserMemory.id, UserMemory.content_hash)
+        )
+        ids: dict[str, int] = {}
+        for start in range(0, len(rows), INSERT_ROWS_PER_STATEMENT):
+            result = await self.session.execute(
+                stmt, list(rows[start : start + INSERT_ROWS_PER_STATEMENT])
+            )
+            ids.update((str(h), int(i)) for i, h in result)
+        return ids
 
     async def delete(self, memory: UserMemory) -> None:
         """Delete a memory; postings, topics, links and history cascade."""
@@ -108,14 +135,16 @@ class MemoryRepository:
             user_id, order="importance", limit=limit, after=None, types=types
         )
 
-    async def record_mention(self, user_id: str, memory_id: int, now: datetime) -> None:
-        """Atomic +1: the user said this again."""
+    async def record_mention(
+        self, user_id: str, memory_id: int, now: datetime, times: int = 1
+    ) -> None:
+        """Atomic +times: the user said this again."""
         await self.session.execute(
             update(UserMemory)
             .where(UserMemory.user_id == user_id, UserMemory.id == memory_id)
             .values(
-                mention_count=UserMemory.mention_count + 1,
-                frequency_count=UserMemory.frequency_count + 1,
+                mention_count=UserMemory.mention_count + times,
+                frequency_count=UserMemory.frequency_count + times,
                 last_mentioned_at=now,
                 updated_at=now,
             )
@@ -141,11 +170,11 @@ class MemoryRepository:
         self, settings: Settings, now: datetime, user_id: str, ids: Sequence[int], reason: str
     ) -> None:
         """Recompute the scores of these memories with the same SQL as the scheduled job."""
-        if not ids:
-            return
-        where = and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids))
-        await self.session.execute(scoring_sql.history_insert(settings, now, where, reason))
-        await self.session.execute(scoring_sql.rescore_update(settings, now, where))
+        for start in range(0, len(ids), IDS_PER_STATEMENT):
+            chunk = ids[start : start + IDS_PER_STATEMENT]
+            where = and_(UserMemory.user_id == user_id, UserMemory.id.in_(chunk))
+            await self.session.execute(scoring_sql.history_insert(settings, now, where, reason))
+            await self.session.execute(scoring_sql.rescore_update(settings, now, where))
 
     async def history(self, memory: UserMemory, limit: int = 100) -> list[MemoryScoreHistory]:
         """The newest score snapshots of one memory."""

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Float, case, delete, func, insert, literal, select
+from sqlalchemy import (
+    Float,
+    Select,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from models import MemoryTerm, MemoryTopic, UserMemory
+from models import MemoryTerm, MemoryTermStat, MemoryTopic, UserMemory
+from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
+from services.repositories.dialect import group_key, upsert_insert
 
 
 @dataclass(frozen=True)
@@ -21,6 +36,19 @@ class Posting:
     doc_length: int
 
 
+# SQLite allows 500 terms in a compound SELECT; 100 keeps statements small on both.
+TOPICS_PER_STATEMENT = 100
+
+
+@dataclass(frozen=True)
+class Postings:
+    """A memory's index terms, ready to be written."""
+
+    memory_id: int
+    terms: Mapping[str, int]
+    doc_length: int
+
+
 class SearchRepository:
     """Reads and writes ``memory_terms`` and ``memory_topics`` for one session."""
 
@@ -30,40 +58,75 @@ class SearchRepository:
     async def index(
         self, user_id: str, memory_id: int, terms: Mapping[str, int], doc_length: int
     ) -> None:
-        """Write a memory's postings (one bulk INSERT)."""
-        if not terms:
+        """Write a memory's postings and count its terms' document frequencies."""
+        await self.index_many(user_id, [Postings(memory_id, terms, doc_length)])
+
+    async def index_many(self, user_id: str, postings: Sequence[Postings]) -> None:
+        """Write the postings of many memories (bulk INSERTs of a few thousand rows)."""
+        rows = [
+            {
+                "user_id": user_id,
+                "term": term,
+                "memory_id": p.memory_id,
+                "tf": tf,
+                "doc_length": p.doc_length,
+            }
+            for p in postings
+            for term, tf in p.terms.items()
+        ]
+        await insert_rows(self.session, MemoryTerm, rows)
+        await self._add_frequencies(user_id, Counter(t for p in postings for t in p.terms))
+
+    async def _add_frequencies(self, user_id: str, counts: Mapping[str, int]) -> None:
+        """Atomically add to terms' document frequencies (an upsert per term).
+
+        Rows go in term order, so two writers of one user lock them in the same order
+        and cannot deadlock on PostgreSQL.
+        """
+        if not counts:
             return
-        await self.session.execute(
-            insert(MemoryTerm),
-            [
-                {
-                    "user_id": user_id,
-                    "term": term,
-                    "memory_id": memory_id,
-                    "tf": tf,
-                    "doc_length": doc_length,
-                }
-                for term, tf in terms.items()
-            ],
-        )
+        make_insert = upsert_insert(self.session)
+        st = MemoryTermStat.__table__.c
+        rows = [{"user_id": user_id, "term": t, "df": counts[t]} for t in sorted(counts)]
+        for start in range(0, len(rows), ROWS_PER_INSERT):
+            stmt = make_insert(MemoryTermStat.__table__)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[st.user_id, st.term], set_={"df": st.df + stmt.excluded.df}
+            )
+            await self.session.execute(stmt, rows[start : start + ROWS_PER_INSERT])
 
     async def unindex(self, user_id: str, memory_id: int) -> None:
-        """Remove a memory's postings and topics (before re-indexing edited content)."""
+        """Remove a memory's postings, frequencies and topics (an edit or a delete)."""
+        t, st = MemoryTerm, MemoryTermStat
+        await self.session.execute(
+            update(st)
+            .where(
+                st.user_id == user_id,
+                st.term.in_(select(t.term).where(t.user_id == user_id, t.memory_id == memory_id)),
+            )
+            .values(df=st.df - 1)
+            .execution_options(synchronize_session=False)
+        )
         for model in (MemoryTerm, MemoryTopic):
             await self.session.execute(
                 delete(model).where(model.user_id == user_id, model.memory_id == memory_id)
             )
 
     async def document_frequencies(self, user_id: str, terms: Sequence[str]) -> dict[str, int]:
-        """How many of the user's memories contain each term (index-only count)."""
-        if not terms:
-            return {}
-        result = await self.session.execute(
-            select(MemoryTerm.term, func.count())
-            .where(MemoryTerm.user_id == user_id, MemoryTerm.term.in_(terms))
-            .group_by(MemoryTerm.term)
-        )
-        return {term: int(count) for term, count in result}
+        """How many of the user's memories contain each term (absent: none)."""
+        st = MemoryTermStat
+        unique = sorted(set(terms))
+        found: dict[str, int] = {}
+        for start in range(0, len(unique), ROWS_PER_INSERT):
+            result = await self.session.execute(
+                select(st.term, st.df).where(
+                    st.user_id == user_id,
+                    st.term.in_(unique[start : start + ROWS_PER_INSERT]),
+                    st.df > 0,
+                )
+            )
+            found.update((term, int(df)) for term, df in result)
+        return found
 
     async def bm25_candidates(
         self,
@@ -94,7 +157,8 @@ class SearchRepository:
             + literal(b / max(avg_doc_length, 1e-9), Float()) * t.doc_length
         )
         score = func.sum(weight * t.tf * literal(k1 + 1.0, Float()) / (t.tf + norm))
-        stmt = select(t.memory_id, score.label("score")).where(
+        memory_id = group_key(t.memory_id)
+        stmt = select(memory_id, score.label("score")).where(
             t.user_id == user_id, t.term.in_(list(term_weights))
         )
         if types:
@@ -107,9 +171,43 @@ class SearchRepository:
             )
         if exclude:
             stmt = stmt.where(t.memory_id.not_in(exclude))
-        stmt = stmt.group_by(t.memory_id).order_by(score.desc(), t.memory_id.desc()).limit(limit)
+        stmt = stmt.group_by(memory_id).order_by(score.desc(), memory_id.desc()).limit(limit)
         result = await self.session.execute(stmt)
         return [(int(mid), float(s)) for mid, s in result]
+
+    async def memories_holding(
+        self, user_id: str, terms: Sequence[str], need: int, limit: int
+    ) -> list[int]:
+        """Memories holding at least ``need`` of ``terms``, those holding most first."""
+        if not terms:
+            return []
+        t = MemoryTerm
+        held = func.count()
+        memory_id = group_key(t.memory_id)
+        result = await self.session.execute(
+            select(memory_id)
+            .where(t.user_id == user_id, t.term.in_(terms))
+            .group_by(memory_id)
+            .having(held >= need)
+            .order_by(held.desc(), memory_id.desc())
+            .limit(limit)
+        )
+        return [int(i) for i in result.scalars()]
+
+    async def overlaps(
+        self, user_id: str, memory_ids: Sequence[int], terms: Sequence[str]
+    ) -> dict[int, tuple[int, int]]:
+        """Per memory: how many of ``terms`` it holds, and how many terms it has."""
+        if not memory_ids:
+            return {}
+        t = MemoryTerm
+        shared = func.sum(case((t.term.in_(sorted(set(terms))), 1), else_=0))
+        result = await self.session.execute(
+            select(t.memory_id, shared, func.count())
+            .where(t.user_id == user_id, t.memory_id.in_(memory_ids))
+            .group_by(t.memory_id)
+        )
+        return {int(m): (int(s), int(n)) for m, s, n in result}
 
     async def postings(
         self, user_id: str, memory_ids: Sequence[int], terms: Sequence[str]
@@ -125,19 +223,6 @@ class SearchRepository:
         )
         return [Posting(int(m), str(term), int(tf), int(dl)) for m, term, tf, dl in result]
 
-    async def terms_of(self, user_id: str, memory_ids: Sequence[int]) -> dict[int, set[str]]:
-        """The full term set of each memory (for near-duplicate checks)."""
-        if not memory_ids:
-            return {}
-        t = MemoryTerm
-        result = await self.session.execute(
-            select(t.memory_id, t.term).where(t.user_id == user_id, t.memory_id.in_(memory_ids))
-        )
-        sets: dict[int, set[str]] = {}
-        for memory_id, term in result:
-            sets.setdefault(int(memory_id), set()).add(str(term))
-        return sets
-
     async def add_topics(self, user_id: str, memory_id: int, topics: Sequence[str]) -> None:
         """Record a memory's topics."""
         if not topics:
@@ -146,6 +231,42 @@ class SearchRepository:
             insert(MemoryTopic),
             [{"user_id": user_id, "topic": t, "memory_id": memory_id} for t in topics],
         )
+
+    async def add_topics_many(self, user_id: str, topics: Mapping[int, Sequence[str]]) -> None:
+        """Record the topics of many memories."""
+        rows = [
+            {"user_id": user_id, "topic": topic, "memory_id": memory_id}
+            for memory_id, names in topics.items()
+            for topic in names
+        ]
+        await insert_rows(self.session, MemoryTopic, rows)
+
+    async def newest_by_topic(
+        self, user_id: str, topics: Sequence[str], limit: int
+    ) -> dict[str, list[int]]:
+        """Per topic, the ids of its ``limit`` newest memories, oldest first.
+
+        One index range scan of at most ``limit`` rows per topic (UNION ALL of limited
+        subqueries), so a common topic costs no more than a rare one.
+        """
+        tp = MemoryTopic
+        found: dict[str, list[int]] = {}
+        names = sorted(set(topics))
+        for start in range(0, len(names), TOPICS_PER_STATEMENT):
+            parts: list[Select[Any]] = []
+            for topic in names[start : start + TOPICS_PER_STATEMENT]:
+                newest = (
+                    select(tp.topic, tp.memory_id)
+                    .where(tp.user_id == user_id, tp.topic == topic)
+                    .order_by(tp.memory_id.desc())
+                    .limit(limit)
+                    .subquery()
+                )
+                parts.append(select(newest.c.topic, newest.c.memory_id))
+            result = await self.session.execute(union_all(*parts))
+            for topic, memory_id in result:
+                found.setdefault(str(topic), []).append(int(memory_id))
+        return {topic: sorted(ids) for topic, ids in found.items()}
 
     async def memories_sharing_topics(
         self, user_id: str, memory_id: int, topics: Sequence[str], limit: int

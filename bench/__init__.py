@@ -1,0 +1,1 @@
+"""Benchmark harness for jarvis-memory: `python -m bench` (see docs/benchmarks.md)."""

@@ -1,0 +1,252 @@
+"""Render results: a plain-text table for the terminal, JSON, and docs/benchmarks.md.
+
+Every number in the outputs comes from the results dict; nothing here is typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench import data
+from bench.plan import HISTORY_DAYS
+from bench.scenarios import FLOOR_RECALL_SQL, FLOOR_RESCORE_SQL, TOP_K
+
+Table = tuple[list[str], list[list[str]]]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _x(value: float) -> str:
+    return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def _mean(loads: list[dict[str, Any]], key: str) -> float:
+    """Mean of a per-tenant share, weighted by memories."""
+    weights = sum(int(t["memories"]) for t in loads)
+    return sum(float(t[key]) * int(t["memories"]) for t in loads) / max(weights, 1)
+
+
+def recall_table(results: dict[str, Any]) -> Table:
+    """Recall latency per backend and tenant, with ratios to the floor's p50."""
+    head = ["backend", "memories", "floor p50", "recall p50", "p95", "p99", "ratio"]
+    head += ["tracked p50", "p95", "p99", "ratio", "http p50", "ratio"]
+    rows = []
+    for backend, r in results["backends"].items():
+        for t in r["recall"]:
+            fl, rc, tr = t["floor"], t["recall"], t["recall_tracked"]
+            http = t.get("recall_http")
+            rows.append(
+                [backend, f"{t['memories']:,}", _ms(fl["p50"])]
+                + [_ms(rc["p50"]), _ms(rc["p95"]), _ms(rc["p99"]), _x(t["recall_ratio_p50"])]
+                + [_ms(tr["p50"]), _ms(tr["p95"]), _ms(tr["p99"])]
+                + [_x(t["recall_tracked_ratio_p50"])]
+                + ([_ms(http["p50"]), _x(t["recall_http_ratio_p50"])] if http else ["-", "-"])
+            )
+    return head, rows
+
+
+def ingest_table(results: dict[str, Any]) -> Table:
+    """Ingest rate next to the analysis-only floor."""
+    head = ["backend", "tenant", "batch", "merged", "floor /s", "ingest /s", "ingest s", "ratio"]
+    rows = []
+    for backend, r in results["backends"].items():
+        i = r["ingest"]
+        rows.append(
+            [
+                backend,
+                f"{i['tenant_memories']:,}",
+                f"{i['batch']:,}",
+                f"{i['merged_per_batch']:.0f}",
+                _rate(i["floor"]["per_second"]),
+                _rate(i["ingest"]["per_second"]),
+                f"{i['ingest']['seconds']:.2f}",
+                f"{i['ratio']:.4f}",
+            ]
+        )
+    return head, rows
+
+
+def rescore_table(results: dict[str, Any]) -> Table:
+    """Rescoring time next to one bare UPDATE of the same rows."""
+    head = ["backend", "rows", "floor s", "rescore s", "rescore rows/s", "ratio"]
+    rows = []
+    for backend, r in results["backends"].items():
+        s = r["rescore"]
+        rows.append(
+            [
+                backend,
+                f"{s['rows']:,}",
+                f"{s['floor']['seconds']:.3f}",
+                f"{s['rescore']['seconds']:.3f}",
+                _rate(s["rescore"]["per_second"]),
+                _x(s["ratio"]),
+            ]
+        )
+    return head, rows
+
+
+def load_table(results: dict[str, Any]) -> Table:
+    """The bulk load of each measured tenant (filler tenants summed)."""
+    head = ["backend", "tenant", "statements", "memories", "merged", "near-dup dropped"]
+    head += ["emotion-tagged", "mean chars", "postings", "links", "history", "load s"]
+    rows = []
+    for backend, r in results["backends"].items():
+        measured = [t for t in r["load"] if not t["user_id"].startswith("filler-")]
+        filler = [t for t in r["load"] if t["user_id"].startswith("filler-")]
+        groups = [(t["user_id"], [t]) for t in measured]
+        if filler:
+            groups.append((f"{len(filler)} filler tenants", filler))
+        for name, loads in groups:
+
+            def total(key: str, loads: list[dict[str, Any]] = loads) -> int:
+                return sum(int(t["rows"][key]) for t in loads)
+
+            rows.append(
+                [
+                    backend,
+                    name,
+                    f"{sum(t['statements'] for t in loads):,}",
+                    f"{total('user_memories'):,}",
+                    f"{sum(t['merged_statements'] for t in loads):,}",
+                    f"{sum(t['near_duplicates_dropped'] for t in loads):,}",
+                    f"{_mean(loads, 'emotion_tagged_share'):.0%}",
+                    f"{_mean(loads, 'mean_characters'):.0f}",
+                    f"{total('memory_terms'):,}",
+                    f"{total('memory_associations'):,}",
+                    f"{total('memory_score_history'):,}",
+                    f"{sum(t['seconds'] for t in loads):.1f}",
+                ]
+            )
+    return head, rows
+
+
+def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
+    """Every table with its title."""
+    return [
+        ("Recall latency (ms; ratio = p50 / floor p50)", recall_table(results)),
+        ("Ingest throughput (ratio = ingest rate / floor rate)", ingest_table(results)),
+        ("Rescoring (ratio = rescore time / floor time)", rescore_table(results)),
+        ("Bulk load", load_table(results)),
+    ]
+
+
+def text_table(head: list[str], rows: list[list[str]]) -> str:
+    """Columns padded to their widest cell."""
+    widths = [max(len(str(c)) for c in col) for col in zip(head, *rows, strict=True)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in rows]
+    header = "  ".join(c.rjust(w) for c, w in zip(head, widths, strict=True))
+    return "\n".join([header, "-" * len(header), *lines])
+
+
+def markdown_table(head: list[str], rows: list[list[str]]) -> str:
+    """A GitHub-flavoured table, numbers right-aligned."""
+    align = ["---"] * 2 + ["---:"] * (len(head) - 2)
+    lines = ["| " + " | ".join(line) + " |" for line in [head, align, *rows]]
+    return "\n".join(lines)
+
+
+def machine_line(results: dict[str, Any]) -> str:
+    """Where and how the numbers were measured."""
+    m, c = results["machine"], results["config"]
+    return (
+        f"scale `{results['scale']}`, seed {results['seed']}; {m['cpu_count']} CPUs, "
+        f"Python {m['python']}, SQLAlchemy {m['sqlalchemy']}, SQLite {m['sqlite']}, "
+        f"PostgreSQL {m['postgresql'] or 'not run'}; every figure is the median of "
+        f"{c['repetitions']} repetitions ({c['queries_per_repetition']} recall queries each, "
+        f"top {c['top_k']}); the whole run took {results['seconds']:.0f}s"
+    )
+
+
+def render_text(results: dict[str, Any]) -> str:
+    """The terminal report."""
+    parts = [machine_line(results)]
+    for title, (head, rows) in tables(results):
+        parts += ["", title, text_table(head, rows)]
+    return "\n".join(parts)
+
+
+def method_markdown(results: dict[str, Any]) -> str:
+    """How the figures are made, with every constant taken from the code and config."""
+    c = results["config"]
+    filler = c["postgresql_total_memories"]
+    return f"""## Method
+
+**Data** (bench/data.py, bench/plan.py). Synthetic mixed Chinese and English statements
+from `random.Random(seed)`: {data.MIN_CHARS}–{data.MAX_CHARS} characters, topics from a
+vocabulary of {len(data.TOPICS)} drawn with Zipf weights 1 / (rank + 1)^{data.ZIPF_EXPONENT};
+a share {data.EMOTION_RATE} gets an emotion phrase and {data.REPEAT_RATE} repeats a recent
+statement word for word (the service merges it). They span the {HISTORY_DAYS} days before
+the bench's fixed service clock. A statement whose term set is a near duplicate
+(Jaccard ≥ the service's threshold) of an earlier memory is left out, so that the bulk
+load below reproduces the service exactly; the load table shows what was measured.
+
+**Loading** (bench/load.py, bench/replay.py). Tenants are bulk-loaded (executemany on
+SQLite, COPY on PostgreSQL) with exactly the rows `MemoryService.add_many` would write:
+`tests/bench/test_equivalence.py` compares every table on both databases. Scores are
+written by the service's SQL (`scoring_sql.rescore_update`). PostgreSQL is ANALYZEd after
+loading, as autovacuum would do; {
+        f"it holds {filler:,} memories in all (filler tenants)"
+        if filler
+        else "it holds the measured tenants only"
+    }.
+
+**Statistics** (bench/measure.py). Every figure is the median over {c["repetitions"]}
+repetitions. Latency p50/p95/p99 are computed per repetition ({c["queries_per_repetition"]}
+queries each, linear interpolation) and the median over repetitions is reported. Each
+floor runs interleaved with what it is compared to, in the same process and database.
+
+**Recall.** `RecallService.recall_memories(top_k={TOP_K})` with `track=False` and
+`track=True`, and `POST /v1/users/{{user}}/recall` (`track: false`) through the real app
+over `httpx.ASGITransport`, each in its own unit of work; queries come from the same
+vocabulary. Floor: `{FLOOR_RECALL_SQL.text}`. Ratio = p50 / floor p50.
+
+**Ingest.** `MemoryService.add_many` of {c["ingest_batch"]:,} new statements into the
+tenant of {c["ingest_tenant"]:,} memories in one unit of work, rolled back after each
+repetition (the commit is not timed). Floor: `TextAnalyzer.analyze` of the same texts,
+no database. Ratio = ingest rate / floor rate.
+
+**Rescoring.** `services.jobs.run_rescore` over every row (batches of
+{c["rescore_batch_size"]:,}), the clock one hour later at each repetition. Floor:
+`{FLOOR_RESCORE_SQL.text}` over the same rows in one transaction, rolled back so that
+the job still compares against the real scores. Ratio = rescore time / floor time.
+"""
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """docs/benchmarks.md: a generated header, the method, then the tables."""
+    parts = [
+        "<!-- Generated by `make bench` (python -m bench). Do not edit by hand. -->",
+        "# Benchmarks",
+        "",
+        "_Generated by `make bench`; do not edit by hand. Regenerate with "
+        f"`make bench SCALE={results['scale']}`._",
+        "",
+        machine_line(results) + ".",
+        "",
+        method_markdown(results).strip(),
+    ]
+    for title, (head, rows) in tables(results):
+        parts += ["", f"## {title}", "", markdown_table(head, rows)]
+    return "\n".join(parts) + "\n"
+
+
+def write_json(results: dict[str, Any], path: Path) -> None:
+    """Results as indented JSON (written whole, then moved into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_markdown(results: dict[str, Any], path: Path) -> None:
+    """docs/benchmarks.md."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(results), encoding="utf-8")

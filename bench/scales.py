@@ -1,0 +1,56 @@
+"""The three scales: which tenants exist, how many repetitions, how big an ingest batch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scale:
+    """One benchmark size.
+
+    ``tenants`` are the measured users' memory counts. On PostgreSQL, filler users of
+    ``filler_tenant`` memories are added until the database holds ``pg_total``
+    memories; SQLite gets the measured tenants only. Ingest adds ``ingest_batch``
+    statements to the tenant of ``ingest_tenant`` memories (the smallest: an add through
+    the service gets slower as the tenant grows, and the largest would make the run
+    far longer).
+    """
+
+    name: str
+    tenants: tuple[int, ...]
+    reps: int
+    queries: int
+    ingest_batch: int
+    pg_total: int = 0
+    filler_tenant: int = 10_000
+    ingest_tenant: int = 1_000
+
+    def filler(self, backend: str) -> list[int]:
+        """Memory counts of the filler tenants for ``backend``."""
+        if backend != "postgresql":
+            return []
+        rest = self.pg_total - sum(self.tenants)
+        sizes = [self.filler_tenant] * (max(rest, 0) // self.filler_tenant)
+        if rest > sum(sizes):
+            sizes.append(rest - sum(sizes))
+        return sizes
+
+
+SCALES = {
+    "smoke": Scale("smoke", tenants=(1_000,), reps=5, queries=3, ingest_batch=2),
+    "small": Scale("small", tenants=(1_000, 10_000), reps=5, queries=30, ingest_batch=1_000),
+    "full": Scale(
+        "full",
+        tenants=(1_000, 10_000, 100_000),
+        reps=5,
+        queries=100,
+        ingest_batch=1_000,
+        pg_total=1_000_000,
+    ),
+}
+
+
+def tenant_name(size: int) -> str:
+    """``tenant-1k``, ``tenant-10k``, ``tenant-100k``."""
+    return f"tenant-{size // 1000}k" if size % 1000 == 0 else f"tenant-{size}"
