@@ -35,20 +35,22 @@ class RescoringService:
     ) -> tuple[int, int]:
         """Rescore ids in [low, high); returns (rows rescored, new escalations).
 
-        The association refresh (impact) runs first so the scores see current counts;
-        then history rows for scores that moved, then one UPDATE for the whole range.
+        History rows for scores that moved, then one UPDATE for the whole range. Link
+        counts (impact) are kept exact by every write that adds or removes a link, so
+        they are recounted here only when ``rescore_recount_links`` asks for it (a
+        repair after manual edits of the database); the recount costs more than the
+        rescoring itself.
         """
         where: ColumnElement[bool] = and_(UserMemory.id >= low, UserMemory.id < high)
         if user_id is not None:
             where = and_(where, UserMemory.user_id == user_id)
-        count = (
-            await self.session.execute(select(func.count()).select_from(UserMemory).where(where))
-        ).scalar_one()
+        if self.settings.rescore_recount_links:
+            await self.links.refresh_range(where)
+        await self.session.execute(scoring_sql.history_insert(self.settings, now, where, "rescore"))
+        updated = await self.session.execute(scoring_sql.rescore_update(self.settings, now, where))
+        count = int(getattr(updated, "rowcount", 0) or 0)
         if not count:
             return 0, 0
-        await self.links.refresh_range(where)
-        await self.session.execute(scoring_sql.history_insert(self.settings, now, where, "rescore"))
-        await self.session.execute(scoring_sql.rescore_update(self.settings, now, where))
         escalated = (
             await self.session.execute(
                 select(func.count())

@@ -42,6 +42,7 @@ class Settings(BaseSettings):
     scheduler_enabled: bool = True
     rescore_interval: int = Field(default=3600, ge=1, description="seconds between rescoring runs")
     rescore_batch_size: int = Field(default=5000, ge=1)
+    rescore_recount_links: bool = False
 
     # Importance scorer, seed 002 §2-§3.
     weight_frequency: float = 0.35

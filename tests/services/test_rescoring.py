@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import update
 
+from models import UserMemory
 from services.jobs import run_rescore
 from services.memory import MemoryService
 from services.rescoring import RescoringService
@@ -134,3 +136,21 @@ async def test_scheduler_runs_the_rescore_job(services: Services, clock: FakeClo
     assert job.coalesce is True
     run = await job.func(*job.args, **job.kwargs)
     assert (run.status, run.trigger, run.rows) == ("succeeded", "schedule", 1)
+
+
+async def test_link_counts_are_recounted_only_when_asked(
+    services: Services, clock: FakeClock
+) -> None:
+    first = await services.add("u", "我们的项目进度很慢")
+    second = await services.add("u", "项目进度需要每周汇报")
+    assert (await services.get("u", second.id)).associated_count == 1
+    async with services.db.unit_of_work() as session:
+        # A manual edit of the database that no write path would make.
+        await session.execute(
+            update(UserMemory).where(UserMemory.id == first.id).values(associated_count=7)
+        )
+    await run_rescore(services.db, services.settings, clock)
+    assert (await services.get("u", first.id)).associated_count == 7
+    repair = services.settings.model_copy(update={"rescore_recount_links": True})
+    await run_rescore(services.db, repair, clock)
+    assert (await services.get("u", first.id)).associated_count == 1
