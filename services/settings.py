@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -74,6 +74,12 @@ class Settings(BaseSettings):
     # Impact evaluator: how many topic links one new memory may create.
     topic_links_per_memory: int = 50
     topics_per_memory: int = 5
+
+    # Context assembly (issue 4): token estimation, seed 001 §2.2.
+    token_estimator: Literal["heuristic", "tiktoken", "auto"] = Field(
+        default="auto",
+        description="auto: tiktoken when installed and its encoding cached, else the heuristic",
+    )
 
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
     @classmethod
