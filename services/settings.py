@@ -81,6 +81,19 @@ class Settings(BaseSettings):
         description="auto: tiktoken when installed and its encoding cached, else the heuristic",
     )
 
+    # Optional LLM for context features: any OpenAI-compatible chat-completions endpoint.
+    # Off while llm_base_url is unset; failures fall back to the rule layer.
+    llm_base_url: str | None = Field(default=None, description="e.g. https://api.minimaxi.com/v1")
+    llm_model: str = "MiniMax-M2"
+    llm_api_key: str | None = None
+    llm_timeout: float = Field(default=10.0, gt=0, description="seconds per LLM call")
+
+    # Message importance scoring, seed 000.
+    message_score_llm_threshold: float = Field(default=0.7, ge=0, le=1)
+    message_score_llm_batch: int = Field(default=50, ge=1, le=500)
+    message_score_cache_size: int = Field(default=10_000, ge=0)
+    compress_preserve_recent: int = Field(default=3, ge=0)
+
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
     @classmethod
     def _parse_keys(cls, value: object) -> object:
