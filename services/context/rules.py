@@ -33,6 +33,14 @@ _TOOL_CALL = re.compile(
     rf"|\b(?P<read>{_READ_TOOLS})\b|\b(?P<search>{_SEARCH_TOOLS})\b",
     re.I,
 )
+# Strongest first: (kind, operation score, rule name, the seed's confidence).
+_TOOL_KINDS = (
+    ("modify", 10.0, "file_change", 0.95),
+    ("run", 8.0, "command_run", 0.9),
+    ("read", 5.0, "file_read", 0.8),
+    ("search", 4.0, "search", 0.8),
+    ("other", 3.0, "tool_output", 0.6),  # any other tool answer
+)
 _TEXT_OPERATION = re.compile(
     r"(创建|新建|删除|修改|更新|重命名|替换|写入|部署|安装|提交|迁移)了?[^，。,.!！?？]{0,12}"
     r"(文件|配置|代码|函数|方法|类|模块|表|接口|脚本|依赖|目录)"
@@ -146,21 +154,11 @@ def _operation(message: ChatMessage, text: str, score: RuleScore) -> None:
         for name, value in match.groupdict().items()
         if value
     }
-    if "modify" in kinds:
-        score.operation = 10.0
-        score.fire("file_change", 0.95)
-    elif "run" in kinds:
-        score.operation = 8.0
-        score.fire("command_run", 0.9)
-    elif "read" in kinds:
-        score.operation = 5.0
-        score.fire("file_read", 0.8)
-    elif "search" in kinds:
-        score.operation = 4.0
-        score.fire("search", 0.8)
-    elif message.role == "tool":
-        score.operation = 3.0
-        score.fire("tool_output", 0.6)
+    for kind, value, rule, confidence in _TOOL_KINDS:
+        if kind in kinds or (kind == "other" and message.role == "tool"):
+            score.operation = value
+            score.fire(rule, confidence)
+            break
     if score.operation < 6.0 and _TEXT_OPERATION.search(text):
         score.operation = 6.0
         score.fire("operation_described", 0.75)
