@@ -82,6 +82,22 @@ _OUTCOME = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"\d")
+# When something happened or will: dates are what people ask about later.
+_TIME = re.compile(
+    r"昨天|前天|今天|明天|上周|下周|上个月|下个月|去年|明年|周[一二三四五六日末]|星期|\d+\s*[年月日号点]"
+    r"|\b(yesterday|today|tomorrow|tonight|last|next|ago|since|weekend|morning|evening"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march"
+    r"|april|may|june|july|august|september|october|november|december|\d{4})\b",
+    re.I,
+)
+# Someone telling what they did, have or plan: a fact about them, not a reaction.
+_SELF_DISCLOSURE = re.compile(
+    r"我(?:们)?(?:[^，。！？,.!?]{0,6})(?:了|过|在|要|想|打算|计划|刚|最近|正在|有|是)"
+    r"|\b(i|we)('ve| have| had| was| am|'m| will|'ll)?\s+(just |recently |finally |also )?"
+    r"(went|started|got|made|won|bought|moved|visited|took|joined|finished|learned|found"
+    r"|tried|saw|met|lost|adopted|decided|began|built|wrote|planned|plan|signed|have|own)\b",
+    re.I,
+)
 # A capitalised word that does not start a sentence: a name, a place, a product.
 _PROPER_NOUN = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
 _LATIN_IDENTIFIER = re.compile(r"(?<![A-Za-z])[A-Za-z][\w-]*[A-Za-z0-9]")
@@ -188,6 +204,10 @@ def _information(message: ChatMessage, text: str, score: RuleScore) -> None:
         score.fire("outcome", 0.75)
     if _NUMBER.search(text):
         value += 1.0
+    if _TIME.search(text):
+        value += 1.5
+    if _SELF_DISCLOSURE.search(text):
+        value += 2.0
     value += min(2.0, 0.5 * len(_PROPER_NOUN.findall(text)))
     # Technical terms written in Latin letters inside Chinese text (JWT, session, Redis).
     if re.search(r"[\u4e00-\u9fff]", text):

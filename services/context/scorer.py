@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache, partial
 
 from services.analysis import TextAnalyzer
 from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
+from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer
 from services.context.messages import ChatMessage
 from services.context.rules import RuleScore, rule_score
 from services.context.scores import MessageScore
-from services.context.task_relevance import TaskRelevance
+from services.context.task_relevance import TaskRelevance, text_terms
 from services.context.weights import (
     TASK_TYPE_WEIGHTS,
     Dimension,
@@ -37,8 +39,29 @@ from services.text import content_hash
 # A user instruction defines the task (seed rule "核心需求", score 9): it is relevant at
 # least this much even when it words the task differently from the task context.
 REQUEST_RELEVANCE_FLOOR = 7.0
+# Dialogue turns share relevance with their neighbours (see dialogue_context).
+DIALOGUE_ROLES = frozenset({"user", "assistant"})
+NEIGHBOR_SHARE = 0.7
+# Messages whose terms and rule scores one scorer remembers.
+ANALYSIS_CACHE_SIZE = 50_000
 # Confidence of a score the LLM gave: the seed trusts it over a low-confidence rule.
 LLM_CONFIDENCE = 0.9
+
+
+def dialogue_context(messages: Sequence[ChatMessage], relevance: list[float]) -> list[float]:
+    """A user or assistant message is at least ``NEIGHBOR_SHARE`` as relevant as the
+    dialogue turn next to it: an answer belongs to its question ("what did you do?" /
+    "I went camping") even when only one of them names the topic. Tool output and system
+    messages stand on their own terms."""
+    talk = [m.role in DIALOGUE_ROLES for m in messages]
+    spread = list(relevance)
+    for i in range(len(messages)):
+        if not talk[i]:
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(messages) and talk[j]:
+                spread[i] = max(spread[i], round(NEIGHBOR_SHARE * relevance[j], 4))
+    return spread
 
 
 def recency(index: int, count: int) -> float:
@@ -70,10 +93,13 @@ class MessageImportanceScorer:
         llm: LlmMessageScorer | None = None,
         cache: ScoreCache | None = None,
     ) -> None:
-        self._analyzer = analyzer
         self._settings = settings
+        # Cached per scorer: a conversation is re-scored as it grows and against new tasks.
+        self._terms = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(partial(text_terms, analyzer))
+        self._rules = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(rule_score)
+        self.content_hash = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(content_hash)
         self._llm = llm
-        self._cache = cache if cache is not None else ScoreCache(settings.message_score_cache_size)
+        self.cache = cache if cache is not None else ScoreCache(settings.message_score_cache_size)
 
     @staticmethod
     def task(task_context: str = "", task_type: str | None = None) -> ScoringTask:
@@ -82,13 +108,14 @@ class MessageImportanceScorer:
 
     def score_rules(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
         """Rule-layer scores of every message (no I/O)."""
-        relevance = TaskRelevance(self._analyzer, self._settings, task.context)
+        relevance = TaskRelevance(self._terms, self._settings, task.context)
+        # The author's name counts as text: "what did Ann say" is about Ann's messages.
         texts = [f"{m.name or ''} {m.content}" for m in messages]
-        relevances = relevance.scores(texts)
+        relevances = dialogue_context(messages, relevance.scores(texts))
         count = len(messages)
         scores = []
         for index, message in enumerate(messages):
-            rules = rule_score(message)
+            rules = self._rules(message)
             related = relevances[index]
             if rules.is_request and relevance.has_task:
                 related = max(related, REQUEST_RELEVANCE_FLOOR)
@@ -110,14 +137,14 @@ class MessageImportanceScorer:
         cached: dict[int, LlmAnswer] = {}
         missing: list[tuple[int, ChatMessage]] = []
         for index in uncertain:
-            answer = self._cache.get(message_key(messages[index]), task.key)
+            answer = self.cache.get(message_key(messages[index]), task.key)
             if answer is not None:
                 cached[index] = answer
             elif self._llm is not None:
                 missing.append((index, messages[index]))
         fresh = await self._llm.score(missing, task.context) if self._llm and missing else {}
         for index, answer in fresh.items():
-            self._cache.put(message_key(messages[index]), task.key, answer)
+            self.cache.put(message_key(messages[index]), task.key, answer)
         for index, answer in [*cached.items(), *fresh.items()]:
             method = "llm" if index in fresh else "cache"
             scores[index] = self._from_llm(scores[index], answer, task, method)
@@ -146,7 +173,7 @@ class MessageImportanceScorer:
             dimensions=dimensions,
             confidence=round(confidence, 4),
             method="rule",
-            content_hash=content_hash(message.content),
+            content_hash=self.content_hash(message.content),
             rules=tuple(rules.rules),
             message_id=message.id,
         )
@@ -173,3 +200,10 @@ class MessageImportanceScorer:
             reason=answer.reason,
             message_id=rule.message_id,
         )
+
+
+def build_message_scorer(analyzer: TextAnalyzer, settings: Settings) -> MessageImportanceScorer:
+    """The process-wide scorer: rules, plus the LLM layer when ``LLM_BASE_URL`` is set."""
+    client = ChatCompletionsClient.from_settings(settings)
+    llm = LlmMessageScorer(client, settings.message_score_llm_batch) if client else None
+    return MessageImportanceScorer(analyzer, settings, llm=llm)

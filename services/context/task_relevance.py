@@ -10,8 +10,8 @@ name, the project's name) says little and a rare one says a lot::
     relevance = 10 · min(1, Σ_{t ∈ task ∩ msg} w_t·idf_t / (SATURATION · Σ_{t ∈ task} w_t·idf_t))
     idf_t     = ln(1 + (N − df_t + 0.5) / (df_t + 0.5))      (BM25's, never negative)
 
-A message covering ``SATURATION`` (half) of the task's weight is fully relevant: a message
-rarely restates the whole task. Without a task context every message is equally relevant
+A message covering ``SATURATION`` (30%) of the task's weight is fully relevant: a
+message rarely restates the whole task. Without a task context every message is equally relevant
 (``NEUTRAL``).
 """
 
@@ -19,33 +19,43 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from services.analysis import TextAnalyzer, term_kind
 from services.context.glossary import concepts
 from services.settings import Settings
 
-SATURATION: Final = 0.5
+SATURATION: Final = 0.3
 NEUTRAL: Final = 5.0
 
 
-def _terms(analyzer: TextAnalyzer, text: str) -> set[str]:
+def text_terms(analyzer: TextAnalyzer, text: str) -> frozenset[str]:
+    """The analyzer's query terms of ``text`` plus the software concepts they name."""
     terms = set(analyzer.query_terms(text))
-    return terms | concepts(t for t in terms if term_kind(t) == "word")
+    return frozenset(terms | concepts(t for t in terms if term_kind(t) == "word"))
 
 
 class TaskRelevance:
-    """Relevance of each of a batch of texts to one task context."""
+    """Relevance of each of a batch of texts to one task context.
 
-    def __init__(self, analyzer: TextAnalyzer, settings: Settings, task_context: str) -> None:
-        self._analyzer = analyzer
+    ``terms`` turns a text into its terms; the scorer passes a cached
+    :func:`text_terms`, so a conversation scored against many tasks is analysed once.
+    """
+
+    def __init__(
+        self,
+        terms: Callable[[str], frozenset[str]],
+        settings: Settings,
+        task_context: str,
+    ) -> None:
+        self._terms = terms
         self._kind_weight = {
             "word": 1.0,
             "bigram": settings.bigram_weight,
             "char": settings.char_weight,
         }
-        self._task = _terms(analyzer, task_context) if task_context.strip() else set()
+        self._task = terms(task_context) if task_context.strip() else frozenset()
 
     @property
     def has_task(self) -> bool:
@@ -56,7 +66,7 @@ class TaskRelevance:
         """0-10 relevance of every text, IDF taken over ``texts`` themselves."""
         if not self._task:
             return [NEUTRAL] * len(texts)
-        matched = [self._task & _terms(self._analyzer, text) for text in texts]
+        matched = [self._task & self._terms(text) for text in texts]
         df: Counter[str] = Counter(t for terms in matched for t in terms)
         n = len(texts)
 

@@ -54,6 +54,7 @@ _TIKTOKEN_BLOB: Final = "https://openaipublic.blob.core.windows.net/encodings/cl
 TokenCounter = Callable[[str], int]
 
 
+@lru_cache(maxsize=65_536)  # a conversation is estimated again at every turn
 def heuristic_tokens(text: str) -> int:
     """Seed 001 §2.2 estimate of ``text`` (see the module docstring)."""
     cjk = words = symbols = 0

@@ -32,5 +32,6 @@ def test_seed_example_earns_it_from_general_signals(scorer: MessageImportanceSco
     relevance = [s.dimensions["relevance"] for s in scores]
     assert relevance[0] == max(relevance) == 10.0
     assert scores[14].dimensions["relevance"] == 0.0
-    assert scores[1].total < 1.0
-    assert scores[4].total < 1.0
+    # Acknowledgements and narration rank below everything the seed keeps.
+    kept_older = [scores[i].total for i in (0, 2, 3, 5, 10)]
+    assert max(scores[i].total for i in (1, 4, 6, 14)) < min(kept_older)
