@@ -13,9 +13,7 @@ from services.settings import Settings
 from tests.api.helpers import Json, assert_error, body
 from tests.services.context.seed_example import SEED_CONVERSATION, SEED_KEPT, TASK
 
-SEED_MESSAGES = [
-    {k: v for k, v in asdict(m).items() if v is not None} for m in SEED_CONVERSATION
-]
+SEED_MESSAGES = [{k: v for k, v in asdict(m).items() if v is not None} for m in SEED_CONVERSATION]
 
 
 async def score(client: httpx.AsyncClient, **payload: Any) -> Json:
@@ -101,7 +99,8 @@ async def test_compress_to_a_token_budget_never_exceeds_it(
 async def test_score_rejects_bad_input(
     client: httpx.AsyncClient, payload: Json, fragment: str
 ) -> None:
-    error = assert_error(await client.post("/v1/messages/score", json=payload), 422, "invalid_input")
+    resp = await client.post("/v1/messages/score", json=payload)
+    error = assert_error(resp, 422, "invalid_input")
     assert fragment.lower() in str(error).lower()
 
 
