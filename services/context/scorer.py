@@ -42,6 +42,7 @@ REQUEST_RELEVANCE_FLOOR = 7.0
 # Dialogue turns share relevance with their neighbours (see dialogue_context).
 DIALOGUE_ROLES = frozenset({"user", "assistant"})
 NEIGHBOR_SHARE = 0.7
+NEIGHBOR_WINDOW = 2
 # Messages whose terms and rule scores one scorer remembers.
 ANALYSIS_CACHE_SIZE = 50_000
 # Confidence of a score the LLM gave: the seed trusts it over a low-confidence rule.
@@ -49,18 +50,20 @@ LLM_CONFIDENCE = 0.9
 
 
 def dialogue_context(messages: Sequence[ChatMessage], relevance: list[float]) -> list[float]:
-    """A user or assistant message is at least ``NEIGHBOR_SHARE`` as relevant as the
-    dialogue turn next to it: an answer belongs to its question ("what did you do?" /
-    "I went camping") even when only one of them names the topic. Tool output and system
-    messages stand on their own terms."""
+    """A user or assistant message is at least ``NEIGHBOR_SHARE ** d`` as relevant as the
+    dialogue turn ``d`` places away (up to ``NEIGHBOR_WINDOW``): an answer belongs to its
+    question ("what did you do?" / "I went camping") even when only one of them names the
+    topic. Tool output and system messages stand on their own terms."""
     talk = [m.role in DIALOGUE_ROLES for m in messages]
     spread = list(relevance)
     for i in range(len(messages)):
         if not talk[i]:
             continue
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(messages) and talk[j]:
-                spread[i] = max(spread[i], round(NEIGHBOR_SHARE * relevance[j], 4))
+        for distance in range(1, NEIGHBOR_WINDOW + 1):
+            share = NEIGHBOR_SHARE**distance
+            for j in (i - distance, i + distance):
+                if 0 <= j < len(messages) and talk[j]:
+                    spread[i] = max(spread[i], round(share * relevance[j], 4))
     return spread
 
 
