@@ -15,6 +15,7 @@ import hashlib
 import shutil
 import tempfile
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from services.evaluation.compression_report import (
     format_compression_table,
     write_text,
 )
-from services.evaluation.locomo import load_locomo, run_locomo
+from services.evaluation.locomo import Conversation, load_locomo, run_locomo
 from services.evaluation.report import build_report, format_table, write_json, write_markdown
 from services.health import check_readiness
 from services.settings import Settings
@@ -96,6 +97,16 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def dataset_meta(path: Path, conversations: Sequence[Conversation]) -> dict[str, Any]:
+    """Which file was evaluated (with its hash) and how much of it."""
+    return {
+        "path": str(path),
+        "sha256": sha256_of(path),
+        "conversations": len(conversations),
+        "turns": sum(len(c.turns) for c in conversations),
+    }
+
+
 def service_overrides(settings: Settings) -> dict[str, Any]:
     """Service settings that differ from their defaults (secrets and the URL left out)."""
     defaults = Settings.model_construct()
@@ -143,10 +154,7 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
         "generated_by": "make eval (jarvis-memory eval locomo)",
         "date": date.isoformat(timespec="seconds"),
         "dataset": {
-            "path": str(args.data),
-            "sha256": sha256_of(args.data),
-            "conversations": len(conversations),
-            "turns": sum(len(c.turns) for c in conversations),
+            **dataset_meta(args.data, conversations),
             "questions_evaluated": sum(len(c.questions) for c in conversations),
             "questions_skipped": sum(c.skipped_questions for c in conversations),
             "evidence_ids_dropped": sum(c.dropped_evidence_ids for c in conversations),
@@ -199,12 +207,7 @@ async def run_compression_command(args: argparse.Namespace, settings: Settings) 
         "benchmark": "locomo-compression",
         "generated_by": "make eval-compression (jarvis-memory eval compression)",
         "date": date.isoformat(timespec="seconds"),
-        "dataset": {
-            "path": str(args.data),
-            "sha256": sha256_of(args.data),
-            "conversations": len(conversations),
-            "turns": sum(len(c.turns) for c in conversations),
-        },
+        "dataset": dataset_meta(args.data, conversations),
         "settings": {
             "fractions": list(run.fractions),
             "preserve_recent": PRESERVE_RECENT,
