@@ -5,14 +5,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 
+from api.app import create_app
 from services.analysis import TextAnalyzer
 from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer, parse_answers
 from services.context.messages import ChatMessage
 from services.context.scorer import MessageImportanceScorer, build_message_scorer
+from services.db import Database
 from services.settings import Settings
+from tests.conftest import FakeClock
 from tests.services.context.llm_server import FakeLlm, serve
 
 # Confident by rules (tool call, pleasantry) and uncertain (plain narration).
@@ -176,3 +181,26 @@ def test_no_llm_configured_means_rules_only(analyzer: TextAnalyzer, settings: Se
 def test_parse_answers(text: str, expected: dict[int, float]) -> None:
     answers = parse_answers(text, {0, 1})
     assert {i: a.decision for i, a in answers.items()} == expected
+
+
+async def test_persisted_llm_answers_survive_a_restart(
+    db: Database, clock: FakeClock, llm: FakeLlm
+) -> None:
+    settings = Settings(_env_file=None, scheduler_enabled=False, llm_base_url=llm.base_url)
+    payload = {
+        "messages": [{"role": m.role, "content": m.content} for m in MESSAGES],
+        "task_context": "retry logic",
+        "conversation_id": "conv-llm",
+    }
+    methods = []
+    for _ in range(2):  # two app instances: the second starts with an empty memory cache
+        app = create_app(settings, db=db, clock=clock)
+        async with (
+            LifespanManager(app),
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
+        ):
+            resp = await http.post("/v1/messages/score", json=payload)
+            assert resp.status_code == 200, resp.text
+            methods.append([s["method"] for s in resp.json()["scores"]])
+    assert methods == [["rule", "llm", "rule", "llm"], ["rule", "cache", "rule", "cache"]]
+    assert len(llm.requests) == 1
