@@ -7,7 +7,7 @@ PORT ?= 8000
 SCALE ?= small
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision bench eval clean
+.PHONY: run test lint fmt typecheck migrate revision bench eval eval-compression clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (g
 
 bench: $(STAMP) ## recall, ingest and rescoring next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE)
+
+eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
+	$(BIN)/jarvis-memory eval compression --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info

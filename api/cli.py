@@ -20,7 +20,12 @@ from services.analysis import TextAnalyzer
 from services.clock import utcnow
 from services.db import Database
 from services.errors import DomainError
-from services.evaluation.command import add_locomo_arguments, run_locomo_command
+from services.evaluation.command import (
+    add_compression_arguments,
+    add_locomo_arguments,
+    run_compression_command,
+    run_locomo_command,
+)
 from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
@@ -157,7 +162,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="recall evaluation on a benchmark dataset")
     benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
     add_locomo_arguments(benchmarks.add_parser("locomo", help="LoCoMo recall@k vs BM25"))
+    add_compression_arguments(
+        benchmarks.add_parser("compression", help="LoCoMo evidence kept by smart_compress")
+    )
     return parser
+
+
+async def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    if args.benchmark == "compression":
+        return await run_compression_command(args, settings)
+    return await run_locomo_command(args, settings)
 
 
 ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]] = {
@@ -165,7 +179,7 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "add": _add,
     "recall": _recall,
     "stats": _stats,
-    "eval": run_locomo_command,
+    "eval": _eval,
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.analysis import TextAnalyzer
 from services.clock import Clock
+from services.context.scorer import MessageImportanceScorer, build_message_scorer
+from services.context.service import MessageScoringService
 from services.db import Database
 from services.errors import Forbidden, Unauthorized
 from services.memory import MemoryService
@@ -29,6 +31,11 @@ class AppState:
     db: Database
     analyzer: TextAnalyzer
     clock: Clock
+    # Built once: it holds the LLM answer cache and the per-message analysis caches.
+    message_scorer: MessageImportanceScorer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.message_scorer = build_message_scorer(self.analyzer, self.settings)
 
 
 def get_state(request: Request) -> AppState:
@@ -59,6 +66,12 @@ def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
     return RecallService(session, state.settings, state.analyzer, state.clock)
 
 
+def get_message_scoring_service(state: StateDep, session: SessionDep) -> MessageScoringService:
+    """A MessageScoringService bound to the request's session."""
+    return MessageScoringService(session, state.settings, state.message_scorer, state.clock)
+
+
+MessageScoringDep = Annotated[MessageScoringService, Depends(get_message_scoring_service)]
 MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
 RecallServiceDep = Annotated[RecallService, Depends(get_recall_service)]
 UserId = Annotated[str, Path(pattern=USER_ID_PATTERN, description="1-128 of [A-Za-z0-9_.:@-]")]

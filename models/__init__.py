@@ -5,12 +5,14 @@ from models.base import Base, UTCDateTime
 from models.history import JobRun, MemoryScoreHistory
 from models.index import MemoryTerm, MemoryTermStat, MemoryTopic
 from models.memory import IMPORTANCE_LEVELS, MEMORY_TYPES, MemoryUser, UserMemory
+from models.message_score import CompressionRecord, MessageScoreRecord
 
 __all__ = [
     "ASSOCIATION_KINDS",
     "IMPORTANCE_LEVELS",
     "MEMORY_TYPES",
     "Base",
+    "CompressionRecord",
     "JobRun",
     "MemoryAssociation",
     "MemoryScoreHistory",
@@ -18,6 +20,7 @@ __all__ = [
     "MemoryTermStat",
     "MemoryTopic",
     "MemoryUser",
+    "MessageScoreRecord",
     "UTCDateTime",
     "UserMemory",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -76,6 +76,25 @@ class Settings(BaseSettings):
     # threshold: links beyond saturation change no score, only the write volume.
     topic_links_per_memory: int = Field(default=10, ge=1)
     topics_per_memory: int = 5
+
+    # Context assembly (issue 4): token estimation, seed 001 §2.2.
+    token_estimator: Literal["heuristic", "tiktoken", "auto"] = Field(
+        default="auto",
+        description="auto: tiktoken when installed and its encoding cached, else the heuristic",
+    )
+
+    # Optional LLM for context features: any OpenAI-compatible chat-completions endpoint.
+    # Off while llm_base_url is unset; failures fall back to the rule layer.
+    llm_base_url: str | None = Field(default=None, description="e.g. https://api.minimaxi.com/v1")
+    llm_model: str = "MiniMax-M2"
+    llm_api_key: str | None = None
+    llm_timeout: float = Field(default=10.0, gt=0, description="seconds per LLM call")
+
+    # Message importance scoring, seed 000.
+    message_score_llm_threshold: float = Field(default=0.7, ge=0, le=1)
+    message_score_llm_batch: int = Field(default=50, ge=1, le=500)
+    message_score_cache_size: int = Field(default=10_000, ge=0)
+    compress_preserve_recent: int = Field(default=3, ge=0)
 
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
     @classmethod

@@ -1,4 +1,4 @@
-"""``jarvis-memory eval locomo``: set up a database, run the harness, print and write results.
+"""``jarvis-memory eval locomo`` and ``eval compression``: run a harness, print and write results.
 
 By default the run gets its own SQLite file in a temporary directory, migrated to head
 with Alembic exactly like ``jarvis-memory migrate``, and deleted afterwards. With
@@ -15,6 +15,7 @@ import hashlib
 import shutil
 import tempfile
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,18 @@ from sqlalchemy.engine import make_url
 import migrations
 from services.analysis import TextAnalyzer
 from services.clock import utcnow
+from services.context.scorer import build_message_scorer
+from services.context.tokens import get_token_estimator
 from services.db import Database, build_engine
 from services.errors import InvalidInput
-from services.evaluation.locomo import load_locomo, run_locomo
+from services.evaluation.compression import PRESERVE_RECENT, run_compression
+from services.evaluation.compression_report import (
+    build_compression_report,
+    format_compression_markdown,
+    format_compression_table,
+    write_text,
+)
+from services.evaluation.locomo import Conversation, load_locomo, run_locomo
 from services.evaluation.report import build_report, format_table, write_json, write_markdown
 from services.health import check_readiness
 from services.settings import Settings
@@ -87,6 +97,16 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def dataset_meta(path: Path, conversations: Sequence[Conversation]) -> dict[str, Any]:
+    """Which file was evaluated (with its hash) and how much of it."""
+    return {
+        "path": str(path),
+        "sha256": sha256_of(path),
+        "conversations": len(conversations),
+        "turns": sum(len(c.turns) for c in conversations),
+    }
+
+
 def service_overrides(settings: Settings) -> dict[str, Any]:
     """Service settings that differ from their defaults (secrets and the URL left out)."""
     defaults = Settings.model_construct()
@@ -134,10 +154,7 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
         "generated_by": "make eval (jarvis-memory eval locomo)",
         "date": date.isoformat(timespec="seconds"),
         "dataset": {
-            "path": str(args.data),
-            "sha256": sha256_of(args.data),
-            "conversations": len(conversations),
-            "turns": sum(len(c.turns) for c in conversations),
+            **dataset_meta(args.data, conversations),
             "questions_evaluated": sum(len(c.questions) for c in conversations),
             "questions_skipped": sum(c.skipped_questions for c in conversations),
             "evidence_ids_dropped": sum(c.dropped_evidence_ids for c in conversations),
@@ -163,4 +180,48 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
         write_json(report, args.json)
     if args.markdown is not None:
         write_markdown(report, args.markdown)
+    return 0
+
+
+def add_compression_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``jarvis-memory eval compression``."""
+    parser.add_argument("--data", type=Path, required=True, help="a LoCoMo JSON file")
+    parser.add_argument("--json", type=Path, default=None, help="write every number here")
+    parser.add_argument("--markdown", type=Path, default=None, help="write a markdown page")
+    parser.add_argument(
+        "--limit-conversations", type=_positive, default=None, metavar="N", help="only the first N"
+    )
+
+
+async def run_compression_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the compression evaluation; print the table; write ``--json`` / ``--markdown``."""
+    if not args.data.is_file():
+        raise InvalidInput(f"no such dataset file: {args.data}")
+    conversations = load_locomo(args.data)[: args.limit_conversations]
+    analyzer = TextAnalyzer(settings)
+    await asyncio.to_thread(analyzer.warm)
+    estimator = get_token_estimator(settings.token_estimator)
+    date = utcnow()
+    run = await run_compression(conversations, build_message_scorer(analyzer, settings), estimator)
+    meta = {
+        "benchmark": "locomo-compression",
+        "generated_by": "make eval-compression (jarvis-memory eval compression)",
+        "date": date.isoformat(timespec="seconds"),
+        "dataset": dataset_meta(args.data, conversations),
+        "settings": {
+            "fractions": list(run.fractions),
+            "preserve_recent": PRESERVE_RECENT,
+            "task_type": "default",
+            "token_estimator": estimator.name,
+            "llm": bool(settings.llm_base_url),
+            "limit_conversations": args.limit_conversations,
+            "service_overrides": service_overrides(settings),
+        },
+    }
+    report = build_compression_report(run, meta)
+    print(format_compression_table(report), end="")
+    if args.json is not None:
+        write_json(report, args.json)
+    if args.markdown is not None:
+        write_text(format_compression_markdown(report), args.markdown)
     return 0

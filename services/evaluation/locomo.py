@@ -90,6 +90,8 @@ class Turn:
     session: int
     content: str
     created_at: datetime | None
+    speaker: str = ""
+    text: str = ""  # the turn without the speaker prefix (caption included)
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,10 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
         created_at = parse_session_datetime(stamp) if stamp else None
         for raw in dialog[key]:
             dia_id = normalize_dia_id(str(raw["dia_id"])) or str(raw["dia_id"])
-            turns.append(Turn(dia_id, number, turn_content(raw), created_at))
+            content = turn_content(raw)
+            speaker = str(raw["speaker"])
+            text = content.removeprefix(f"{speaker}: ")
+            turns.append(Turn(dia_id, number, content, created_at, speaker, text))
     known = frozenset(t.dia_id for t in turns)
     conversation = Conversation(str(sample["sample_id"]), turns, [])
     for qa in sample["qa"]:

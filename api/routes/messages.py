@@ -1,0 +1,76 @@
+"""Score a conversation's messages by importance, and compress it (seed 000)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from api.deps import MessageScoringDep
+from api.errors import error_responses
+from api.message_schemas import (
+    CompressMessagesIn,
+    CompressOut,
+    DroppedOut,
+    MessageScoreOut,
+    ScoreMessagesIn,
+    ScoresOut,
+)
+from services.context.messages import ChatMessage
+from services.context.scores import MessageScore
+from services.context.service import Conversation
+
+router = APIRouter(prefix="/v1/messages", tags=["messages"])
+
+
+def _conversation(body: ScoreMessagesIn) -> Conversation:
+    return Conversation(
+        messages=[
+            ChatMessage(m.role, m.content, name=m.name, id=m.id, timestamp=m.timestamp)
+            for m in body.messages
+        ],
+        task_context=body.task_context,
+        task_type=body.task_type,
+        conversation_id=body.conversation_id,
+    )
+
+
+def _score_out(score: MessageScore) -> MessageScoreOut:
+    return MessageScoreOut(
+        index=score.index,
+        id=score.message_id,
+        score=score.total,
+        dimensions=dict(score.dimensions),
+        confidence=score.confidence,
+        method=score.method,
+        rules=list(score.rules),
+        reason=score.reason,
+    )
+
+
+@router.post("/score", responses=error_responses(422))
+async def score_messages(body: ScoreMessagesIn, service: MessageScoringDep) -> ScoresOut:
+    """A 0-10 importance per message with its five dimensions, confidence and method."""
+    conversation = _conversation(body)
+    scores = await service.score(conversation)
+    task_type = service.scorer.task(body.task_context, body.task_type).task_type
+    return ScoresOut(task_type=task_type, scores=[_score_out(s) for s in scores])
+
+
+@router.post("/compress", responses=error_responses(422))
+async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep) -> CompressOut:
+    """Keep system messages, the most recent ``preserve_recent``, then the best-scored
+    messages that fit ``target_count`` and/or ``budget_tokens``; order is preserved."""
+    compressed = await service.compress(
+        _conversation(body),
+        target_count=body.target_count,
+        budget_tokens=body.budget_tokens,
+        preserve_recent=body.preserve_recent,
+    )
+    result, scores = compressed.result, compressed.scores
+    return CompressOut(
+        messages=[body.messages[i].model_dump(exclude_none=True) for i in result.kept],
+        kept=result.kept,
+        dropped=[DroppedOut(index=i, score=scores[i].total) for i in result.dropped],
+        compression_rate=result.compression_rate,
+        original_tokens=result.original_tokens,
+        kept_tokens=result.kept_tokens,
+    )

@@ -1,0 +1,55 @@
+"""Message importance scores and compression history per conversation (seed 000 持久化)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base, BigIntPK, JSONType
+
+
+class MessageScoreRecord(Base):
+    """The latest score of one message (by position) of a conversation."""
+
+    __tablename__ = "message_scores"
+    __table_args__ = (UniqueConstraint("conversation_id", "message_index"),)
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[str] = mapped_column(String(128))
+    message_index: Mapped[int] = mapped_column(Integer)
+    message_id: Mapped[str | None] = mapped_column(String(128), default=None)
+    role: Mapped[str] = mapped_column(String(16))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    task_hash: Mapped[str] = mapped_column(String(32))
+    task_type: Mapped[str] = mapped_column(String(16))
+    total: Mapped[float] = mapped_column(Float)
+    dimensions: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    confidence: Mapped[float] = mapped_column(Float)
+    method: Mapped[str] = mapped_column(String(8))
+    reason: Mapped[str | None] = mapped_column(Text, default=None)
+    scored_at: Mapped[datetime]
+
+
+class CompressionRecord(Base):
+    """One smart_compress run on a conversation: what it kept and dropped."""
+
+    __tablename__ = "message_compressions"
+    __table_args__ = (Index("ix_message_compressions_conversation", "conversation_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime]
+    task_hash: Mapped[str] = mapped_column(String(32))
+    from_count: Mapped[int] = mapped_column(Integer)
+    to_count: Mapped[int] = mapped_column(Integer)
+    from_tokens: Mapped[int] = mapped_column(Integer)
+    to_tokens: Mapped[int] = mapped_column(Integer)
+    compression_rate: Mapped[float] = mapped_column(Float)
+    target_count: Mapped[int | None] = mapped_column(Integer, default=None)
+    budget_tokens: Mapped[int | None] = mapped_column(Integer, default=None)
+    preserve_recent: Mapped[int] = mapped_column(Integer)
+    kept: Mapped[list[int]] = mapped_column(JSONType)
+    dropped: Mapped[list[int]] = mapped_column(JSONType)

@@ -1,0 +1,1 @@
+"""Context assembly for a chat model: message importance, token estimates, compression."""

@@ -1,0 +1,58 @@
+"""The LLM answers already paid for, keyed by message and task (seed 000 "缓存优化")."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from services.context.messages import ChatMessage
+from services.text import content_hash
+
+
+@dataclass(frozen=True)
+class LlmAnswer:
+    """The LLM's content dimensions (0-10) for one message; recency is always ours."""
+
+    relevance: float
+    information: float
+    operation: float
+    decision: float
+    reason: str | None = None
+
+
+def task_key(task_context: str, task_type: str) -> str:
+    """A short stable hash of the task: the same message matters differently per task."""
+    return hashlib.sha256(f"{task_type}\x1f{task_context.strip()}".encode()).hexdigest()[:32]
+
+
+def message_key(message: ChatMessage) -> str:
+    """The message's own id when it has one, else a hash of its role and content."""
+    if message.id:
+        return f"id:{message.id}"
+    return f"hash:{message.role}:{content_hash(message.content)}"
+
+
+class ScoreCache:
+    """A bounded least-recently-used map of (message key, task key) → LLM answer."""
+
+    def __init__(self, max_entries: int = 10_000) -> None:
+        self._max = max_entries
+        self._entries: OrderedDict[tuple[str, str], LlmAnswer] = OrderedDict()
+
+    def get(self, message: str, task: str) -> LlmAnswer | None:
+        """The cached answer, refreshed as most recently used."""
+        answer = self._entries.get((message, task))
+        if answer is not None:
+            self._entries.move_to_end((message, task))
+        return answer
+
+    def put(self, message: str, task: str, answer: LlmAnswer) -> None:
+        """Remember an answer, evicting the least recently used beyond the bound."""
+        self._entries[(message, task)] = answer
+        self._entries.move_to_end((message, task))
+        while len(self._entries) > self._max:
+            self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,105 @@
+"""smart_compress (seed 000 "智能压缩方法"): keep what matters, not just what is recent.
+
+1. System messages are always kept.
+2. The most recent ``preserve_recent`` other messages are kept (the conversation stays
+   coherent where it is going on).
+3. The rest are kept best score first while they fit the target count and/or the token
+   budget; a message that does not fit is skipped and smaller ones may still fit.
+4. Kept messages stay in their original order.
+
+With a token budget nothing is ever over it: the system messages must fit (else
+:class:`InvalidInput`), and a recent message that cannot fit is dropped too.
+``compression_rate`` is the seed's: kept messages / original messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.context.messages import ChatMessage
+from services.context.scores import MessageScore
+from services.context.tokens import HEURISTIC, TokenEstimator
+from services.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class CompressionResult:
+    """Which messages were kept (indexes in order) and what it cost."""
+
+    kept: list[int]
+    dropped: list[int]
+    original_tokens: int
+    kept_tokens: int
+    compression_rate: float
+
+    @property
+    def original_count(self) -> int:
+        """Messages before compression."""
+        return len(self.kept) + len(self.dropped)
+
+
+class _Budget:
+    def __init__(self, count: int | None, tokens: int | None) -> None:
+        self.count, self.tokens = count, tokens
+
+    def fits(self, tokens: int) -> bool:
+        count_ok = self.count is None or self.count >= 1
+        return count_ok and (self.tokens is None or tokens <= self.tokens)
+
+    def take(self, tokens: int) -> None:
+        if self.count is not None:
+            self.count -= 1
+        if self.tokens is not None:
+            self.tokens -= tokens
+
+
+def smart_compress(
+    messages: Sequence[ChatMessage],
+    scores: Sequence[MessageScore],
+    *,
+    target_count: int | None = None,
+    budget_tokens: int | None = None,
+    preserve_recent: int = 3,
+    estimator: TokenEstimator = HEURISTIC,
+) -> CompressionResult:
+    """Choose the messages to keep; see the module docstring. ``scores[i]`` scores
+    ``messages[i]``. Raises InvalidInput when the system messages alone exceed a limit."""
+    if len(scores) != len(messages):
+        raise ValueError("one score per message")
+    costs = [estimator.message(m) for m in messages]
+    system = [i for i, m in enumerate(messages) if m.is_system]
+    others = [i for i, m in enumerate(messages) if not m.is_system]
+    system_tokens = sum(costs[i] for i in system)
+    if target_count is not None and target_count < len(system):
+        raise InvalidInput(
+            f"target_count {target_count} is below the {len(system)} system messages, "
+            "which are always kept"
+        )
+    if budget_tokens is not None and budget_tokens < system_tokens:
+        raise InvalidInput(
+            f"budget_tokens {budget_tokens} is below the system messages' {system_tokens} "
+            "tokens, which are always kept"
+        )
+    budget = _Budget(
+        None if target_count is None else target_count - len(system),
+        None if budget_tokens is None else budget_tokens - system_tokens,
+    )
+    kept = set(system)
+    recent = others[len(others) - preserve_recent :] if preserve_recent > 0 else []
+    older = others[: len(others) - len(recent)]
+    candidates = list(reversed(recent)) + sorted(
+        older, key=lambda i: (scores[i].total, i), reverse=True
+    )
+    for index in candidates:
+        if budget.fits(costs[index]):
+            budget.take(costs[index])
+            kept.add(index)
+    ordered = sorted(kept)
+    return CompressionResult(
+        kept=ordered,
+        dropped=[i for i in range(len(messages)) if i not in kept],
+        original_tokens=sum(costs),
+        kept_tokens=sum(costs[i] for i in ordered),
+        compression_rate=round(len(ordered) / len(messages), 4) if messages else 1.0,
+    )

@@ -1,0 +1,85 @@
+"""SQL for persisted message scores and compression history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import CompressionRecord, MessageScoreRecord
+
+# Columns a re-score replaces; the key (conversation_id, message_index) stays.
+_UPDATED = (
+    "message_id",
+    "role",
+    "content_hash",
+    "task_hash",
+    "task_type",
+    "total",
+    "dimensions",
+    "confidence",
+    "method",
+    "reason",
+    "scored_at",
+)
+
+
+class MessageScoreRepository:
+    """Reads and writes ``message_scores`` and ``message_compressions``."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def upsert(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert or replace the score of each (conversation_id, message_index) in one
+        statement, so two requests scoring the same conversation cannot collide."""
+        if not rows:
+            return
+        dialect = self.session.get_bind().dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt = insert(MessageScoreRecord).values(list(rows))
+        await self.session.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["conversation_id", "message_index"],
+                set_={name: stmt.excluded[name] for name in _UPDATED},
+            )
+        )
+
+    async def scores(
+        self, conversation_id: str, *, limit: int | None = None, after_index: int = -1
+    ) -> list[MessageScoreRecord]:
+        """A conversation's scores in message order, from ``after_index + 1``."""
+        stmt = (
+            select(MessageScoreRecord)
+            .where(
+                MessageScoreRecord.conversation_id == conversation_id,
+                MessageScoreRecord.message_index > after_index,
+            )
+            .order_by(MessageScoreRecord.message_index)
+        )
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def add_compression(self, record: CompressionRecord) -> CompressionRecord:
+        """Record one compression run."""
+        self.session.add(record)
+        await self.session.flush()
+        return record
+
+    async def compressions(
+        self, conversation_id: str, *, limit: int, before_id: int | None = None
+    ) -> list[CompressionRecord]:
+        """A conversation's compression runs, newest first."""
+        stmt = (
+            select(CompressionRecord)
+            .where(CompressionRecord.conversation_id == conversation_id)
+            .order_by(CompressionRecord.id.desc())
+            .limit(limit)
+        )
+        if before_id is not None:
+            stmt = stmt.where(CompressionRecord.id < before_id)
+        return list((await self.session.execute(stmt)).scalars())

@@ -1,0 +1,83 @@
+"""smart_compress: system kept, recent kept, best scores fill the rest, order preserved."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.context.compress import smart_compress
+from services.context.messages import ChatMessage
+from services.context.scores import MessageScore
+from services.context.tokens import HEURISTIC
+from services.errors import InvalidInput
+
+
+def scored(totals: list[float]) -> list[MessageScore]:
+    return [
+        MessageScore(
+            index=i,
+            total=t,
+            dimensions={
+                "relevance": 0.0,
+                "information": 0.0,
+                "operation": 0.0,
+                "decision": 0.0,
+                "recency": 0.0,
+            },
+            confidence=1.0,
+            method="rule",
+            content_hash=str(i),
+        )
+        for i, t in enumerate(totals)
+    ]
+
+
+SYSTEM = ChatMessage("system", "Be brief.")
+MESSAGES = [SYSTEM, *(ChatMessage("user", f"message number {i}") for i in range(1, 8))]
+TOTALS = [0.0, 9.0, 1.0, 8.0, 2.0, 7.0, 0.5, 0.1]
+
+
+def test_target_count_keeps_system_recent_and_best_in_order() -> None:
+    result = smart_compress(MESSAGES, scored(TOTALS), target_count=5, preserve_recent=2)
+    assert result.kept == [0, 1, 3, 6, 7]  # system, best two older (9, 8), two most recent
+    assert result.dropped == [2, 4, 5]
+    assert result.compression_rate == round(5 / 8, 4)
+    assert result.original_count == 8
+
+
+def test_budget_is_never_exceeded_and_smaller_messages_still_fit() -> None:
+    big = ChatMessage("user", "word " * 40)
+    messages = [SYSTEM, big, ChatMessage("user", "short one"), ChatMessage("user", "last")]
+    costs = [HEURISTIC.message(m) for m in messages]
+    budget = costs[0] + costs[2] + costs[3] + 2
+    result = smart_compress(messages, scored([0, 9, 1, 0]), budget_tokens=budget, preserve_recent=1)
+    assert result.kept == [0, 2, 3]  # the best-scored message does not fit; the next does
+    assert result.kept_tokens <= budget
+
+
+def test_recent_messages_that_cannot_fit_are_dropped_too() -> None:
+    messages = [SYSTEM, ChatMessage("user", "word " * 50), ChatMessage("user", "ok then")]
+    budget = HEURISTIC.message(SYSTEM) + HEURISTIC.message(messages[2])
+    result = smart_compress(messages, scored([0, 5, 5]), budget_tokens=budget, preserve_recent=2)
+    assert result.kept == [0, 2]
+    assert result.kept_tokens == budget
+
+
+def test_both_limits_apply_together() -> None:
+    result = smart_compress(
+        MESSAGES, scored(TOTALS), target_count=6, budget_tokens=10_000, preserve_recent=0
+    )
+    assert result.kept == [0, 1, 2, 3, 4, 5]  # the five best older ones, back in order
+
+
+def test_preserve_recent_larger_than_the_conversation() -> None:
+    result = smart_compress(MESSAGES[:3], scored(TOTALS[:3]), target_count=2, preserve_recent=10)
+    assert result.kept == [0, 2]  # the newest first among the recent ones
+
+
+def test_system_messages_must_fit() -> None:
+    with pytest.raises(InvalidInput, match="system"):
+        smart_compress(MESSAGES, scored(TOTALS), budget_tokens=3)
+    with pytest.raises(InvalidInput, match="system"):
+        smart_compress([SYSTEM, SYSTEM], scored([0, 0]), target_count=1)
+    with pytest.raises(ValueError, match="one score per message"):
+        smart_compress(MESSAGES, scored(TOTALS[:2]), target_count=3)

@@ -1,0 +1,206 @@
+"""The optional LLM layer against a real loopback chat-completions server."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+
+from api.app import create_app
+from services.analysis import TextAnalyzer
+from services.context.llm_client import ChatCompletionsClient
+from services.context.llm_scoring import LlmMessageScorer, parse_answers
+from services.context.messages import ChatMessage
+from services.context.scorer import MessageImportanceScorer, build_message_scorer
+from services.db import Database
+from services.settings import Settings
+from tests.conftest import FakeClock
+from tests.services.context.llm_server import FakeLlm, serve
+
+# Confident by rules (tool call, pleasantry) and uncertain (plain narration).
+MESSAGES = [
+    ChatMessage("tool", "edit_file(app/main.py) → added retry logic"),
+    ChatMessage("assistant", "The weather looked odd in the logs, worth a second look later"),
+    ChatMessage("user", "thanks!"),
+    ChatMessage("assistant", "Interesting, the numbers moved around a bit overnight"),
+]
+UNCERTAIN = [1, 3]
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLlm]:
+    with serve(FakeLlm()) as server:
+        yield server
+
+
+def scorer_for(
+    analyzer: TextAnalyzer, llm: FakeLlm, *, timeout: float = 5.0, batch: int = 50
+) -> MessageImportanceScorer:
+    settings = Settings(
+        _env_file=None,
+        llm_base_url=llm.base_url,
+        llm_api_key="k-123",
+        llm_timeout=timeout,
+        message_score_llm_batch=batch,
+    )
+    return build_message_scorer(analyzer, settings)
+
+
+async def test_only_uncertain_messages_go_to_the_llm_in_one_prompt(
+    analyzer: TextAnalyzer, llm: FakeLlm
+) -> None:
+    scorer = scorer_for(analyzer, llm)
+    scores = await scorer.score(MESSAGES, scorer.task("retry logic for the API client"))
+    assert [s.method for s in scores] == ["rule", "llm", "rule", "llm"]
+    assert len(llm.requests) == 1
+    assert llm.asked_indexes() == UNCERTAIN
+    request = llm.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["authorization"] == "Bearer k-123"
+    assert request["model"] == "MiniMax-M2"
+    llm_scored = scores[1]
+    assert llm_scored.dimensions["relevance"] == 9.0
+    assert llm_scored.reason == "从 LLM"
+    assert llm_scored.confidence == 0.9
+    # total = the default weights over the LLM's dimensions and our recency
+    recency = llm_scored.dimensions["recency"]
+    assert llm_scored.total == pytest.approx(
+        9 * 0.35 + 8 * 0.25 + 1 * 0.2 + 6 * 0.15 + recency * 0.05, abs=1e-3
+    )
+
+
+async def test_cache_and_incremental_scoring(analyzer: TextAnalyzer, llm: FakeLlm) -> None:
+    scorer = scorer_for(analyzer, llm)
+    task = scorer.task("retry logic for the API client")
+    await scorer.score(MESSAGES, task)
+    again = await scorer.score(MESSAGES, task)
+    assert [s.method for s in again] == ["rule", "cache", "rule", "cache"]
+    assert len(llm.requests) == 1  # nothing new to ask
+
+    grown = [*MESSAGES, ChatMessage("assistant", "Anyway, the colours on the dashboard changed")]
+    scores = await scorer.score(grown, task)
+    assert len(llm.requests) == 2
+    assert llm.asked_indexes() == [4]  # only the new message
+    assert scores[4].method == "llm"
+
+    # Another task is another question: the same messages are asked again.
+    await scorer.score(MESSAGES, scorer.task("something else entirely"))
+    assert llm.asked_indexes() == UNCERTAIN
+
+
+async def test_batches_split_large_conversations(analyzer: TextAnalyzer, llm: FakeLlm) -> None:
+    scorer = scorer_for(analyzer, llm, batch=1)
+    scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
+    assert len(llm.requests) == 2
+    assert [s.method for s in scores] == ["rule", "llm", "rule", "llm"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "methods"),
+    [
+        ("fenced", ["rule", "llm", "rule", "llm"]),
+        ("score_only", ["rule", "llm", "rule", "llm"]),
+        ("malformed", ["rule", "rule", "rule", "rule"]),
+        ("error", ["rule", "rule", "rule", "rule"]),
+        ("no_choices", ["rule", "rule", "rule", "rule"]),
+    ],
+)
+async def test_answers_of_every_shape(
+    analyzer: TextAnalyzer,
+    llm: FakeLlm,
+    caplog: pytest.LogCaptureFixture,
+    mode: str,
+    methods: list[str],
+) -> None:
+    llm.mode = mode
+    scorer = scorer_for(analyzer, llm)
+    rules_only = scorer.score_rules(MESSAGES, scorer.task("retry logic"))
+    with caplog.at_level(logging.WARNING, logger="services.context"):
+        scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
+    assert [s.method for s in scores] == methods
+    if "llm" not in methods:
+        assert [s.total for s in scores] == [s.total for s in rules_only]
+        assert "using rules" in caplog.text or "rule scores" in caplog.text
+    if mode == "score_only":
+        assert scores[1].dimensions["decision"] == 7.5
+
+
+async def test_slow_llm_times_out_to_rules(
+    analyzer: TextAnalyzer, llm: FakeLlm, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm.delay = 1.0
+    scorer = scorer_for(analyzer, llm, timeout=0.2)
+    with caplog.at_level(logging.WARNING, logger="services.context"):
+        scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
+    assert {s.method for s in scores} == {"rule"}
+    assert "ReadTimeout" in caplog.text
+
+
+async def test_truncated_array_keeps_the_complete_objects(
+    analyzer: TextAnalyzer, llm: FakeLlm, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm.mode = "truncated"
+    client = ChatCompletionsClient(llm.base_url, "m", timeout=5)
+    items = [(i, ChatMessage("assistant", f"note {i}")) for i in range(6)]
+    with caplog.at_level(logging.WARNING, logger="services.context"):
+        answers = await LlmMessageScorer(client).score(items, "task")
+    assert 0 < len(answers) < 6
+    assert sorted(answers) == list(range(len(answers)))  # a prefix: the cut objects are gone
+    assert "covered" in caplog.text
+
+
+async def test_unreachable_llm_falls_back(analyzer: TextAnalyzer) -> None:
+    settings = Settings(_env_file=None, llm_base_url="http://127.0.0.1:9/v1", llm_timeout=1)
+    scorer = build_message_scorer(analyzer, settings)
+    scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
+    assert {s.method for s in scores} == {"rule"}
+
+
+def test_no_llm_configured_means_rules_only(analyzer: TextAnalyzer, settings: Settings) -> None:
+    assert ChatCompletionsClient.from_settings(settings) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[{"index": 0, "score": 9}]', {0: 9.0}),
+        ('```json\n[{"index": "1", "score": 3}]\n```', {1: 3.0}),
+        ('{"scores": [{"index": 0, "score": 4}]}', {0: 4.0}),
+        ('{"index": 0, "score": 5}\n{"index": 1, "score": 6}', {0: 5.0, 1: 6.0}),
+        ('[{"index": 0, "score": 42}, {"index": 1, "score": -3}]', {0: 10.0, 1: 0.0}),
+        ('[{"index": 7, "score": 5}, {"index": true, "score": 5}]', {}),  # not asked / bool
+        ('[{"index": 0, "score": "high"}, {"index": 1}]', {}),
+        ('[{"index": 0, "score": NaN}]', {}),
+        ("no json at all", {}),
+        ("", {}),
+    ],
+)
+def test_parse_answers(text: str, expected: dict[int, float]) -> None:
+    answers = parse_answers(text, {0, 1})
+    assert {i: a.decision for i, a in answers.items()} == expected
+
+
+async def test_persisted_llm_answers_survive_a_restart(
+    db: Database, clock: FakeClock, llm: FakeLlm
+) -> None:
+    settings = Settings(_env_file=None, scheduler_enabled=False, llm_base_url=llm.base_url)
+    payload = {
+        "messages": [{"role": m.role, "content": m.content} for m in MESSAGES],
+        "task_context": "retry logic",
+        "conversation_id": "conv-llm",
+    }
+    methods = []
+    for _ in range(2):  # two app instances: the second starts with an empty memory cache
+        app = create_app(settings, db=db, clock=clock)
+        async with (
+            LifespanManager(app),
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
+        ):
+            resp = await http.post("/v1/messages/score", json=payload)
+            assert resp.status_code == 200, resp.text
+            methods.append([s["method"] for s in resp.json()["scores"]])
+    assert methods == [["rule", "llm", "rule", "llm"], ["rule", "cache", "rule", "cache"]]
+    assert len(llm.requests) == 1
