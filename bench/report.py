@@ -290,9 +290,10 @@ loading, as autovacuum would do; {
     }.
 
 **Statistics** (bench/measure.py). Every figure is the median over {c["repetitions"]}
-repetitions. Latency p50/p95/p99 are computed per repetition ({c["queries_per_repetition"]}
-queries each, linear interpolation) and the median over repetitions is reported. Each
-floor runs interleaved with what it is compared to, in the same process and database.
+repetitions ({c["load_repetitions"]} for the HTTP load). Latency p50/p95/p99 are
+computed per repetition ({c["queries_per_repetition"]} queries each for recall, linear
+interpolation) and the median over repetitions is reported. Each floor runs
+interleaved with what it is compared to, in the same process and database.
 
 **Recall.** `RecallService.recall_memories(top_k={TOP_K})` with `track=False` and
 `track=True`, and `POST /v1/users/{{user}}/recall` (`track: false`) through the real app

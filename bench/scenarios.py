@@ -12,6 +12,9 @@
   against the floor, one bare ``UPDATE user_memories SET importance_score = 0.35 * 0.5 +
   0.2`` over the same rows (rolled back, so the scores the job compares with stay
   real). ratio = rescore time / floor time.
+
+Recall during rescoring (bench/rescore_recall.py) and HTTP under load with the server's
+RSS (bench/http_load.py) build on these; bench/steps.py runs them all in order.
 """
 
 from __future__ import annotations
