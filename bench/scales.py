@@ -51,7 +51,7 @@ SCALES = {
         rescore_recall_tenant=1_000,
         load_clients=8,
         load_seconds=0.5,
-        load_reps=2,
+        load_reps=1,
     ),
     "small": Scale(
         "small",
