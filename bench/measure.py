@@ -51,9 +51,15 @@ class LatencySeries:
         self.reps[-1].append(seconds)
 
     def summary_ms(self) -> dict[str, float]:
-        """p50/p95/p99 in milliseconds: each the median over repetitions of that percentile."""
+        """p50/p95/p99 in milliseconds: each the median over repetitions of that percentile.
+
+        A repetition without samples (every request in it failed) is left out; with no
+        samples at all every percentile is 0 and ``samples`` says so.
+        """
+        reps = [rep for rep in self.reps if rep]
         out = {
-            f"p{q}": median([percentile(rep, q) for rep in self.reps]) * 1000.0 for q in PERCENTILES
+            f"p{q}": median([percentile(rep, q) for rep in reps]) * 1000.0 if reps else 0.0
+            for q in PERCENTILES
         }
         out["samples"] = float(sum(len(rep) for rep in self.reps))
         return out

@@ -11,6 +11,7 @@ from typing import Any
 
 from bench import data
 from bench.plan import HISTORY_DAYS
+from bench.rescore_recall import IDLE_CAP_SECONDS
 from bench.scenarios import FLOOR_RECALL_SQL, FLOOR_RESCORE_SQL, TOP_K
 
 Table = tuple[list[str], list[list[str]]]
@@ -34,13 +35,18 @@ def _mean(loads: list[dict[str, Any]], key: str) -> float:
     return sum(float(t[key]) * int(t["memories"]) for t in loads) / max(weights, 1)
 
 
+def _sections(results: dict[str, Any], key: str) -> list[tuple[str, Any]]:
+    """(backend, section) for every backend whose run has section ``key``."""
+    return [(b, r[key]) for b, r in results["backends"].items() if key in r]
+
+
 def recall_table(results: dict[str, Any]) -> Table:
     """Recall latency per backend and tenant, with ratios to the floor's p50."""
     head = ["backend", "memories", "floor p50", "recall p50", "p95", "p99", "ratio"]
     head += ["tracked p50", "p95", "p99", "ratio", "http p50", "ratio"]
     rows = []
-    for backend, r in results["backends"].items():
-        for t in r["recall"]:
+    for backend, tenants in _sections(results, "recall"):
+        for t in tenants:
             fl, rc, tr = t["floor"], t["recall"], t["recall_tracked"]
             http = t.get("recall_http")
             rows.append(
@@ -57,8 +63,7 @@ def ingest_table(results: dict[str, Any]) -> Table:
     """Ingest rate next to the analysis-only floor."""
     head = ["backend", "tenant", "batch", "merged", "floor /s", "ingest /s", "ingest s", "ratio"]
     rows = []
-    for backend, r in results["backends"].items():
-        i = r["ingest"]
+    for backend, i in _sections(results, "ingest"):
         rows.append(
             [
                 backend,
@@ -78,8 +83,7 @@ def rescore_table(results: dict[str, Any]) -> Table:
     """Rescoring time next to one bare UPDATE of the same rows."""
     head = ["backend", "rows", "floor s", "rescore s", "rescore rows/s", "ratio"]
     rows = []
-    for backend, r in results["backends"].items():
-        s = r["rescore"]
+    for backend, s in _sections(results, "rescore"):
         rows.append(
             [
                 backend,
@@ -88,6 +92,85 @@ def rescore_table(results: dict[str, Any]) -> Table:
                 f"{s['rescore']['seconds']:.3f}",
                 _rate(s["rescore"]["per_second"]),
                 _x(s["ratio"]),
+            ]
+        )
+    return head, rows
+
+
+def _mib(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def rescore_recall_table(results: dict[str, Any]) -> Table:
+    """A tenant's recall latency while every memory is rescored, next to without."""
+    head = ["backend", "memories", "rows", "idle p50", "p99", "during p50", "p95", "p99"]
+    head += ["during n", "errors", "ratio", "rescore s alone", "with recalls"]
+    rows = []
+    for backend, b in _sections(results, "rescore_recall"):
+        idle, during, with_recalls = b["idle"], b["during"], b["rescore_seconds"]
+        rows.append(
+            [
+                backend,
+                f"{b['memories']:,}",
+                f"{b['rows']:,}",
+                _ms(idle["p50"]),
+                _ms(idle["p99"]),
+                _ms(during["p50"]),
+                _ms(during["p95"]),
+                _ms(during["p99"]),
+                f"{during['samples']:.0f}",
+                str(b["error_count"]),
+                _x(b["ratio_p99"]),
+                f"{b['rescore_seconds_alone']:.3f}",
+                "-" if with_recalls is None else f"{with_recalls:.3f}",
+            ]
+        )
+    return head, rows
+
+
+def http_load_table(results: dict[str, Any]) -> Table:
+    """Requests per second and latency per kind under the load, beside /healthz."""
+    head = ["backend", "clients", "mix req/s", "recall /s", "p50", "p99", "add /s", "p50"]
+    head += ["p99", "errors", "healthz /s", "p50", "p99", "ratio"]
+    rows = []
+    for backend, h in _sections(results, "http_load"):
+        rc, add, hz = h["recall"], h["add"], h["healthz"]
+        rows.append(
+            [
+                backend,
+                str(h["clients"]),
+                _rate(h["requests_per_second"]),
+                _rate(rc["per_second"]),
+                _ms(rc["p50"]),
+                _ms(rc["p99"]),
+                _rate(add["per_second"]),
+                _ms(add["p50"]),
+                _ms(add["p99"]),
+                str(h["error_count"]),
+                _rate(hz["per_second"]),
+                _ms(hz["p50"]),
+                _ms(hz["p99"]),
+                _x(h["ratio_p50"]),
+            ]
+        )
+    return head, rows
+
+
+def server_memory_table(results: dict[str, Any]) -> Table:
+    """The server's RSS before and after the load, beside what its database holds."""
+    head = ["backend", "memories", "database MiB", "RSS before MiB", "RSS after MiB"]
+    head += ["peak RSS MiB"]
+    rows = []
+    for backend, h in _sections(results, "http_load"):
+        m = h["server"]
+        rows.append(
+            [
+                backend,
+                f"{m['database_memories']:,}",
+                _mib(m["database_bytes"] / 2**20),
+                _mib(m["rss_mib_before_load"]),
+                _mib(m["rss_mib_after_load"]),
+                _mib(m["peak_rss_mib"]),
             ]
         )
     return head, rows
@@ -130,12 +213,20 @@ def load_table(results: dict[str, Any]) -> Table:
 
 def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
     """Every table with its title."""
-    return [
+    every = [
         ("Recall latency (ms; ratio = p50 / floor p50)", recall_table(results)),
         ("Ingest throughput (ratio = ingest rate / floor rate)", ingest_table(results)),
         ("Rescoring (ratio = rescore time / floor time)", rescore_table(results)),
+        (
+            "Recall during rescoring (ms; ratio = p99 during / p99 idle)",
+            rescore_recall_table(results),
+        ),
+        ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
+        ("Server memory after the load", server_memory_table(results)),
         ("Bulk load", load_table(results)),
     ]
+    # A section no backend measured (a step added later, a partial run) gets no table.
+    return [(title, (head, rows)) for title, (head, rows) in every if rows]
 
 
 def text_table(head: list[str], rows: list[list[str]]) -> str:
@@ -199,9 +290,10 @@ loading, as autovacuum would do; {
     }.
 
 **Statistics** (bench/measure.py). Every figure is the median over {c["repetitions"]}
-repetitions. Latency p50/p95/p99 are computed per repetition ({c["queries_per_repetition"]}
-queries each, linear interpolation) and the median over repetitions is reported. Each
-floor runs interleaved with what it is compared to, in the same process and database.
+repetitions ({c["load_repetitions"]} for the HTTP load). Latency p50/p95/p99 are
+computed per repetition ({c["queries_per_repetition"]} queries each for recall, linear
+interpolation) and the median over repetitions is reported. Each floor runs
+interleaved with what it is compared to, in the same process and database.
 
 **Recall.** `RecallService.recall_memories(top_k={TOP_K})` with `track=False` and
 `track=True`, and `POST /v1/users/{{user}}/recall` (`track: false`) through the real app
@@ -217,6 +309,35 @@ no database. Ratio = ingest rate / floor rate.
 {c["rescore_batch_size"]:,}), the clock one hour later at each repetition. Floor:
 `{FLOOR_RESCORE_SQL.text}` over the same rows in one transaction, rolled back so that
 the job still compares against the real scores. Ratio = rescore time / floor time.
+
+**Recall during rescoring** (bench/rescore_recall.py). Tracked recalls
+(`track=True`, the API's default) for the tenant of {c["rescore_recall_tenant"]:,}
+memories, one at a time, each in its own unit of work, each followed by a pause as long
+as itself: first alone for as long as one rescoring run took (at most
+{IDLE_CAP_SECONDS:.0f} s, at least {c["queries_per_repetition"]} recalls), then while
+`run_rescore` rescores every memory in the same process and database. A recall counts
+as "during" when it starts before the run ends. Failed recalls or runs (deadlock, lock
+timeout) are counted as errors. Ratio = p99 during / p99 idle; the run's time with the
+recalls is shown beside its time alone.
+
+**HTTP under load** (bench/http_load.py, bench/traffic.py, bench/server.py). One real
+server: `python -m bench.server_main` runs `api.app.create_app` under uvicorn as
+`jarvis-memory serve` does (scheduler and auth off, the bench's clock and database) in a
+subprocess on a loopback port. {c["load_clients"]} clients, each its own
+`httpx.AsyncClient` with one keep-alive connection, send one request at a time, back
+to back, for {c["load_seconds"]:g} s: {c["load_recall_share"]:.0%}
+`POST /v1/users/{{user}}/recall` (top {TOP_K}, tracked) and the rest
+`POST /v1/users/{{user}}/memories` of new statements, each for a measured tenant drawn at
+random. Floor: the same load of `GET /healthz`. Each client's first request (opening
+its connection) is not timed; requests under way at the deadline are finished and
+counted. Mix and floor alternate, {c["load_repetitions"]} repetitions each; a response
+≥ 400 or a transport error is an error. The load generator runs in the bench process
+on the same machine. Ratio = recall p50 / healthz p50.
+
+**Server memory.** The server process's VmRSS (and VmHWM, its peak) from
+`/proc/<pid>/status` once it is ready and again after the load, beside the memories
+and the on-disk size of the database it serves (`pg_database_size`, or the SQLite file
+and its WAL).
 """
 
 

@@ -9,44 +9,30 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 
 from bench import scenarios
+from bench.config import NOW, BenchClock, bench_settings
 from bench.db import fresh_database
+from bench.footprint import count_memories
+from bench.http_load import RECALL_SHARE
 from bench.load import load_tenant
 from bench.plan import Plan, plan_tenant
 from bench.replay import Replay, replay
 from bench.scales import Scale, tenant_name
-from models import UserMemory
+from bench.steps import STEPS, BackendRun, Log
 from services.analysis import TextAnalyzer
 from services.db import Database, build_engine
 from services.settings import Settings
 
-# The service clock during the whole run: data is a year of statements up to this instant.
-NOW = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 DEFAULT_SEED = 20260101
 INGEST_SEED_OFFSET = 999_999
 FILLER_SEED_OFFSET = 500_000
-
-Log = Callable[[str], None]
-
-
-def bench_settings() -> Settings:
-    """The service's settings from the environment, minus .env, scheduler and auth."""
-    return Settings(
-        _env_file=None,
-        scheduler_enabled=False,
-        database_url="sqlite://",
-        jarvis_api_keys=[],
-        jarvis_admin_keys=[],
-    )
-
 
 _T0 = time.perf_counter()
 
@@ -133,30 +119,18 @@ async def run_backend(
                 async with db.engine.connect() as conn:
                     conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
                     await conn.execute(text("ANALYZE"))
-            async with db.engine.connect() as conn:
-                total = int((await conn.execute(select(func.count(UserMemory.id)))).scalar_one())
-            ctx = scenarios.Context(
-                db, settings, analyzer, scenarios.BenchClock(NOW), scale.reps, seed
-            )
-            tenants = [(tenant_name(size), size) for size in scale.tenants]
-            log(f"[{backend}] recall: {scale.reps} x {scale.queries} queries per tenant")
-            recall = await scenarios.recall(ctx, tenants, scale.queries)
-            target = scale.ingest_tenant
-            log(f"[{backend}] ingest: {scale.reps} x {len(ingest_plan.statements)} statements")
-            ingest = await scenarios.ingest(
-                ctx, tenant_name(target), target, ingest_plan.statements
-            )
-            log(f"[{backend}] rescore: {scale.reps} x {total} rows")
-            rescore = await scenarios.rescore(ctx, total)
+            total = await count_memories(db)
+            ctx = scenarios.Context(db, settings, analyzer, BenchClock(NOW), scale.reps, seed)
+            run = BackendRun(backend, url, ctx, scale, total, ingest_plan, tmp_dir, log)
+            for name, step in STEPS:
+                run.results[name] = await step(run)
         finally:
             await db.dispose()
     return {
         "server_version": version,
         "total_memories": total,
         "load": loads,
-        "recall": recall,
-        "ingest": ingest,
-        "rescore": rescore,
+        **run.results,
         "seconds": time.perf_counter() - started,
     }
 
@@ -215,6 +189,12 @@ async def run_bench(
             "rescore_batch_size": settings.rescore_batch_size,
             "recall_candidates": settings.recall_candidates,
             "topic_links_per_memory": settings.topic_links_per_memory,
+            "rescore_recall_tenant": scale.rescore_recall_tenant,
+            "load_clients": scale.load_clients,
+            "load_seconds": scale.load_seconds,
+            "load_repetitions": scale.load_reps,
+            "load_recall_share": RECALL_SHARE,
+            "steps": [name for name, _ in STEPS],
         },
         "machine": {
             "cpu_count": os.cpu_count(),

@@ -25,6 +25,10 @@ class Scale:
     pg_total: int = 0
     filler_tenant: int = 10_000
     ingest_tenant: int = 1_000
+    rescore_recall_tenant: int = 10_000
+    load_clients: int = 64
+    load_seconds: float = 30.0
+    load_reps: int = 3
 
     def filler(self, backend: str) -> list[int]:
         """Memory counts of the filler tenants for ``backend``."""
@@ -38,8 +42,25 @@ class Scale:
 
 
 SCALES = {
-    "smoke": Scale("smoke", tenants=(1_000,), reps=5, queries=3, ingest_batch=2),
-    "small": Scale("small", tenants=(1_000, 10_000), reps=5, queries=30, ingest_batch=1_000),
+    "smoke": Scale(
+        "smoke",
+        tenants=(1_000,),
+        reps=5,
+        queries=3,
+        ingest_batch=2,
+        rescore_recall_tenant=1_000,
+        load_clients=8,
+        load_seconds=0.5,
+        load_reps=1,
+    ),
+    "small": Scale(
+        "small",
+        tenants=(1_000, 10_000),
+        reps=5,
+        queries=30,
+        ingest_batch=1_000,
+        load_seconds=10.0,
+    ),
     "full": Scale(
         "full",
         tenants=(1_000, 10_000, 100_000),

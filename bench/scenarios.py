@@ -12,6 +12,9 @@
   against the floor, one bare ``UPDATE user_memories SET importance_score = 0.35 * 0.5 +
   0.2`` over the same rows (rolled back, so the scores the job compares with stay
   real). ratio = rescore time / floor time.
+
+Recall during rescoring (bench/rescore_recall.py) and HTTP under load with the server's
+RSS (bench/http_load.py) build on these; bench/steps.py runs them all in order.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
 from sqlalchemy import text
 
 from api.app import create_app
+from bench.config import BenchClock
 from bench.data import Generator
 from bench.measure import LatencySeries, median, ratio, throughput, timed
 from bench.plan import METADATA, SOURCE, Statement
@@ -42,16 +46,6 @@ FLOOR_RECALL_SQL = text(
     "SELECT * FROM user_memories WHERE user_id = :u ORDER BY importance_score DESC LIMIT 10"
 )
 FLOOR_RESCORE_SQL = text("UPDATE user_memories SET importance_score = 0.35 * 0.5 + 0.2")
-
-
-class BenchClock:
-    """The service clock: fixed, moved only by the bench."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @dataclass
@@ -80,6 +74,26 @@ async def recall(
             ]
 
 
+async def recall_once(ctx: Context, user: str, query: str, *, track: bool) -> None:
+    """One ``recall_memories`` of the top ``TOP_K`` in its own unit of work."""
+    async with ctx.db.unit_of_work() as session:
+        service = RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)
+        await service.recall_memories(user, query, TOP_K, track=track)
+
+
+class RescoreFailed(RuntimeError):
+    """A rescoring run ended other than ``succeeded``."""
+
+
+async def rescore_all(ctx: Context) -> int:
+    """``run_rescore`` over every memory, the clock an hour later; the rows it rescored."""
+    ctx.clock.now += timedelta(hours=1)
+    run = await run_rescore(ctx.db, ctx.settings, ctx.clock, trigger="bench")
+    if run.status != "succeeded":
+        raise RescoreFailed(f"rescoring run {run.id} {run.status}: {run.error}")
+    return run.rows
+
+
 async def _recall_tenant(
     ctx: Context, user: str, size: int, queries: int, client: httpx.AsyncClient | None
 ) -> dict[str, Any]:
@@ -92,9 +106,7 @@ async def _recall_tenant(
             (await session.execute(FLOOR_RECALL_SQL, {"u": user})).all()
 
     async def service(query: str, track: bool) -> None:
-        async with ctx.db.unit_of_work() as session:
-            service = RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)
-            await service.recall_memories(user, query, TOP_K, track=track)
+        await recall_once(ctx, user, query, track=track)
 
     async def over_http(query: str) -> None:
         assert client is not None
@@ -179,11 +191,7 @@ async def rescore(ctx: Context, rows: int) -> dict[str, Any]:
     rescored: list[int] = []
 
     async def job() -> None:
-        ctx.clock.now += timedelta(hours=1)
-        run = await run_rescore(ctx.db, ctx.settings, ctx.clock, trigger="bench")
-        if run.status != "succeeded":
-            raise RuntimeError(f"rescoring run {run.id} {run.status}: {run.error}")
-        rescored.append(run.rows)
+        rescored.append(await rescore_all(ctx))
 
     job_times: list[float] = []
     floor_times: list[float] = []

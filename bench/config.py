@@ -1,0 +1,35 @@
+"""What the bench process and the server it starts agree on: settings and clock.
+
+Kept apart from the scenarios so that the server subprocess (bench/server_main.py)
+imports nothing the real server would not, and its RSS is the service's own.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from services.settings import Settings
+
+# The service clock during the whole run: data is a year of statements up to this instant.
+NOW = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+def bench_settings(database_url: str = "sqlite://") -> Settings:
+    """The service's settings from the environment, minus .env, scheduler and auth."""
+    return Settings(
+        _env_file=None,
+        scheduler_enabled=False,
+        database_url=database_url,
+        jarvis_api_keys=[],
+        jarvis_admin_keys=[],
+    )
+
+
+class BenchClock:
+    """The service clock: fixed, moved only by the bench."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now

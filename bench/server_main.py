@@ -1,0 +1,42 @@
+"""``python -m bench.server_main --now ISO``: the real app under uvicorn, for the load.
+
+bench/server.py starts this as a subprocess so that the server has an event loop and
+an RSS of its own. It serves ``api.app.create_app`` exactly as ``jarvis-memory serve``
+does (same uvicorn defaults and log level; logs go to the file the parent gives as
+stderr) with the bench's settings (scheduler and auth off), the database from
+``DATABASE_URL`` and the bench's fixed clock. The kernel picks a free loopback port; it
+is printed on stdout as the only line, so parallel runs never collide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from datetime import datetime
+
+import uvicorn
+
+from api.app import create_app
+from bench.config import BenchClock, bench_settings
+
+HOST = "127.0.0.1"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Bind, announce the port, serve until SIGTERM."""
+    parser = argparse.ArgumentParser(prog="python -m bench.server_main", description=__doc__)
+    parser.add_argument("--now", required=True, help="the service clock, ISO 8601 with zone")
+    args = parser.parse_args(argv)
+    settings = bench_settings(os.environ["DATABASE_URL"])
+    app = create_app(settings, clock=BenchClock(datetime.fromisoformat(args.now)))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((HOST, 0))
+    print(sock.getsockname()[1], flush=True)
+    # uvicorn listens on the socket only once the lifespan (jieba warm-up) has finished.
+    uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

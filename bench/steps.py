@@ -1,0 +1,112 @@
+"""The scenarios run on each loaded backend, in order, each result under its own key.
+
+A step is ``async def step(run: BackendRun) -> section``; ``STEPS`` lists them. Order
+matters: everything before ``http_load`` leaves the data as loaded (ingest rolls back,
+rescoring only rewrites scores), while the load adds memories, so it comes last.
+
+Context assembly (issue 5, item 5: 200 messages and 10k memories) lands as one more
+step before ``http_load``, once ``ContextService.assemble`` exists (branch issue-ctx):
+a module bench/context_assembly.py with the scenario next to its floor, a step here
+that calls it for the 10k tenant (``run.tenants``) and appends it to ``STEPS``, and a
+table in bench/report.py (tables skip sections a run does not have).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import scenarios
+from bench.http_load import http_under_load
+from bench.plan import Plan
+from bench.rescore_recall import recall_during_rescore
+from bench.scales import Scale, tenant_name
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class BackendRun:
+    """One loaded backend as every step sees it."""
+
+    backend: str
+    database_url: str
+    ctx: scenarios.Context
+    scale: Scale
+    total_memories: int
+    ingest_plan: Plan
+    tmp_dir: Path
+    log: Log
+    results: dict[str, Any] = field(default_factory=dict)  # the sections measured so far
+
+    @property
+    def tenants(self) -> list[tuple[str, int]]:
+        """The measured tenants: (user id, memories)."""
+        return [(tenant_name(size), size) for size in self.scale.tenants]
+
+
+Step = Callable[[BackendRun], Awaitable[Any]]
+
+
+async def recall(run: BackendRun) -> list[dict[str, Any]]:
+    """Recall latency per tenant next to the indexed top-k floor."""
+    run.log(f"[{run.backend}] recall: {run.scale.reps} x {run.scale.queries} queries per tenant")
+    return await scenarios.recall(run.ctx, run.tenants, run.scale.queries)
+
+
+async def ingest(run: BackendRun) -> dict[str, Any]:
+    """Batch add next to analysis alone."""
+    statements = run.ingest_plan.statements
+    run.log(f"[{run.backend}] ingest: {run.scale.reps} x {len(statements)} statements")
+    size = run.scale.ingest_tenant
+    return await scenarios.ingest(run.ctx, tenant_name(size), size, statements)
+
+
+async def rescore(run: BackendRun) -> dict[str, Any]:
+    """Rescoring every memory next to one bare UPDATE."""
+    run.log(f"[{run.backend}] rescore: {run.scale.reps} x {run.total_memories} rows")
+    return await scenarios.rescore(run.ctx, run.total_memories)
+
+
+async def rescore_recall(run: BackendRun) -> dict[str, Any]:
+    """Recall p99 while every memory is rescored, next to without."""
+    size = run.scale.rescore_recall_tenant
+    run.log(f"[{run.backend}] recall during rescoring: {run.scale.reps} runs, {tenant_name(size)}")
+    return await recall_during_rescore(
+        run.ctx,
+        tenant_name(size),
+        size,
+        run.total_memories,
+        alone_seconds=run.results["rescore"]["rescore"]["seconds"],
+        min_queries=run.scale.queries,
+    )
+
+
+async def http_load(run: BackendRun) -> dict[str, Any]:
+    """One uvicorn server under the recall/add mix, next to /healthz; its RSS after."""
+    s = run.scale
+    run.log(
+        f"[{run.backend}] http load: {s.load_clients} clients, "
+        f"{s.load_reps} x ({s.load_seconds:g}s mix + {s.load_seconds:g}s /healthz)"
+    )
+    return await http_under_load(
+        run.ctx,
+        run.database_url,
+        [user for user, _ in run.tenants],
+        clients=s.load_clients,
+        seconds=s.load_seconds,
+        reps=s.load_reps,
+        log_path=run.tmp_dir / f"server-{run.backend}.log",
+    )
+
+
+STEPS: list[tuple[str, Step]] = [
+    ("recall", recall),
+    ("ingest", ingest),
+    ("rescore", rescore),
+    ("rescore_recall", rescore_recall),
+    # ("context", context_assembly) goes here: see the module docstring.
+    ("http_load", http_load),
+]
