@@ -11,6 +11,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from models import UserMemory
 from services.repositories import scoring_sql
 from services.repositories.associations import AssociationRepository
+from services.repositories.memories import MemoryRepository
 from services.settings import Settings
 
 
@@ -44,6 +45,7 @@ class RescoringService:
         where: ColumnElement[bool] = and_(UserMemory.id >= low, UserMemory.id < high)
         if user_id is not None:
             where = and_(where, UserMemory.user_id == user_id)
+        await MemoryRepository(self.session).lock_in_id_order(where)
         if self.settings.rescore_recount_links:
             await self.links.refresh_range(where)
         await self.session.execute(scoring_sql.history_insert(self.settings, now, where, "rescore"))

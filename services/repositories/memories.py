@@ -10,6 +10,7 @@ from sqlalchemy import Select, and_, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.repositories import scoring_sql
@@ -155,6 +156,7 @@ class MemoryRepository:
         """Atomic +1 for every recalled memory: concurrent recalls lose no count."""
         if not ids:
             return
+        await self.lock_in_id_order(and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids)))
         await self.session.execute(
             update(UserMemory)
             .where(UserMemory.user_id == user_id, UserMemory.id.in_(ids))
@@ -164,6 +166,20 @@ class MemoryRepository:
                 last_recalled_at=now,
             )
             .execution_options(synchronize_session=False)
+        )
+
+    async def lock_in_id_order(self, where: ColumnElement[bool]) -> None:
+        """Row-lock the matching memories in id order before updating them (PostgreSQL).
+
+        Every writer that updates several memories in one transaction (a tracked recall,
+        a rescoring batch) takes its row locks in the same order, so two of them wait
+        for each other instead of deadlocking. SQLite needs nothing: its writers are
+        serialised by BEGIN IMMEDIATE.
+        """
+        if self.session.get_bind().dialect.name != "postgresql":
+            return
+        await self.session.execute(
+            select(UserMemory.id).where(where).order_by(UserMemory.id).with_for_update()
         )
 
     async def rescore(

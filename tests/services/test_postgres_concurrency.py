@@ -90,3 +90,34 @@ async def test_concurrent_identical_adds_merge(
         page = await MemoryService(session, settings, analyzer, clock).list_page(USER)
         assert len(page.items) == 1
         assert page.items[0].mention_count == 8
+
+
+@pytest.mark.postgres_only
+async def test_tracked_recalls_and_rescoring_do_not_deadlock(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> None:
+    words = ["apple", "banana", "cherry", "damson", "elder", "fig"]
+    async with real_db.unit_of_work() as session:
+        await MemoryService(session, settings, analyzer, clock).add_many(
+            USER,
+            [
+                NewMemory(content=f"{a} and {b} number {i}")
+                for i, (a, b) in enumerate((a, b) for a in words for b in words if a != b)
+            ],
+        )
+    small_batches = settings.model_copy(update={"rescore_batch_size": 7})
+
+    async def recall(query: str) -> int:
+        async with real_db.unit_of_work() as session:
+            hits = await RecallService(session, settings, analyzer, clock).recall_memories(
+                USER, query, 10
+            )
+            return len(hits)
+
+    queries = [f"{a} {b}" for a in words for b in reversed(words)] * 2
+    rescores = [asyncio.create_task(run_rescore(real_db, small_batches, clock)) for _ in "ab"]
+    found = await asyncio.gather(*(recall(q) for q in queries))
+    runs = await asyncio.gather(*rescores)
+    assert found == [10] * len(queries)
+    # One run may be skipped (the other holds the replica lock); neither fails.
+    assert {run.status for run in runs} <= {"succeeded", "skipped"}
