@@ -59,7 +59,13 @@ def add_locomo_arguments(parser: argparse.ArgumentParser) -> None:
         "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
     )
     parser.add_argument(
-        "--limit-conversations", type=_positive, default=None, metavar="N", help="only the first N"
+        "--conversations",
+        "--limit-conversations",
+        dest="limit_conversations",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="only the first N conversations",
     )
 
 
