@@ -16,15 +16,15 @@ WEIGHTS = {"lexical": 0.7, "phrase": 0.2, "importance": 0.1, "continuity": 0.5}
 async def seed(client: httpx.AsyncClient, clock: FakeClock) -> dict[str, Json]:
     """Five memories said an hour apart: separate sessions, so no continuity between them."""
     said = [
-        ("tea", "I drink green tea every morning", {}),
-        ("coffee", "Coffee after lunch makes me jittery", {}),
-        ("pm", "我的项目经理叫张伟", {}),
-        ("urgent", "这个很急，很重要", {"memory_type": "todo"}),
-        ("trip", "下周去上海出差", {"memory_type": "event"}),
+        ("tea", "I drink green tea every morning", "other"),
+        ("coffee", "Coffee after lunch makes me jittery", "other"),
+        ("pm", "我的项目经理叫张伟", "other"),
+        ("urgent", "这个很急，很重要", "todo"),
+        ("trip", "下周去上海出差", "event"),
     ]
     stored = {}
-    for name, content, fields in said:
-        stored[name] = await remember(client, "alice", content, **fields)
+    for name, content, memory_type in said:
+        stored[name] = await remember(client, "alice", content, memory_type=memory_type)
         clock.advance(hours=1)
     return stored
 

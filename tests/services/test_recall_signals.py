@@ -37,8 +37,9 @@ async def test_neighbours_of_a_strong_hit_come_along(services: Services, clock: 
     assert explanation is not None
     assert explanation["continuity"] == {"anchor_id": question.id, "distance": 1}
     assert explanation["query_type"] == "personal"
-    assert found[before.id].continuity is not None
-    assert found[before.id].continuity.distance == -1  # said before the anchor
+    continuity = found[before.id].continuity
+    assert continuity is not None
+    assert continuity.distance == -1  # said before the anchor
     assert found[before.id].signals["continuity"].value == pytest.approx(1.0)
     assert later.id not in found
     assert len(found) == 3  # the other user's and the other source's memories stay out
@@ -133,14 +134,12 @@ class FixedSimilarity:
         return self.answers
 
 
-async def _recall_with(
-    services: Services, source: FixedSimilarity, query: str, **kw: object
-) -> list[RecallHit]:
+async def _recall_with(services: Services, source: FixedSimilarity, query: str) -> list[RecallHit]:
     async with services.db.unit_of_work() as session:
         recall = RecallService(
             session, services.settings, services.analyzer, services.clock, semantic=source
         )
-        return await recall.recall_memories("u", query, 5, track=False, **kw)  # type: ignore[arg-type]
+        return await recall.recall_memories("u", query, 5, track=False)
 
 
 async def test_a_semantic_source_adds_candidates_and_its_signal(
