@@ -125,7 +125,7 @@ class Settings(BaseSettings):
     recall_continuity_decay: float = Field(default=0.5, ge=0, le=1)
     recall_continuity_window_minutes: float = Field(default=30.0, ge=0)
     # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
-    recall_mmr_lambda: float = Field(default=0.9, ge=0, le=1)
+    recall_mmr_lambda: float = Field(default=0.8, ge=0, le=1)
     recall_mmr_pool: int = Field(default=50, ge=1, le=500)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
