@@ -73,6 +73,17 @@ class _Lexical:
     avg_doc_length: float
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """Every memory worth scoring for one recall, with what each source said about it."""
+
+    lexical: _Lexical
+    relevance: dict[int, float]  # BM25 / the best BM25
+    similar: dict[int, float]  # semantic similarity
+    continuity: dict[int, Continuity]
+    rows: dict[int, UserMemory]
+
+
 class RecallService:
     """Ranks, tracks and explains recalls for one session."""
 
@@ -151,35 +162,25 @@ class RecallService:
     ) -> tuple[list[RecallHit], _Lexical]:
         s = self.settings
         weights = s.recall_weights(understood.intent.type)
-        lexical = await self._lexical(user_id, list(understood.terms), types)
-        similar = await self._semantic(user_id, query, weights)
-        best = max(lexical.bm25.values(), default=0.0) or 1.0
-        relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
-        rows = await self.memories.get_many(user_id, list({**relevance, **similar}))
-        continuity = await self._continuity(user_id, relevance, rows, weights, types)
-        missing = [mid for mid in continuity if mid not in rows]
-        rows.update(await self.memories.get_many(user_id, missing))
-        if types:
-            rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
+        pool = await self._candidates(user_id, query, understood, weights, types)
         needs_text = weights.phrase > 0 or s.recall_mmr_lambda < 1.0
         features = {
-            mid: text_features(m.content) if needs_text else None for mid, m in rows.items()
+            mid: text_features(m.content) if needs_text else None for mid, m in pool.rows.items()
         }
         weight_of = weights.model_dump()
         values: dict[int, dict[str, float]] = {}
         scores: dict[int, float] = {}
-        for mid, memory in rows.items():
+        for mid, memory in pool.rows.items():
             values[mid] = {
-                "lexical": relevance.get(mid, 0.0),
+                "lexical": pool.relevance.get(mid, 0.0),
                 "importance": memory.importance_score,
-                "semantic": similar.get(mid, 0.0),
-                "continuity": continuity[mid].value if mid in continuity else 0.0,
+                "semantic": pool.similar.get(mid, 0.0),
+                "continuity": pool.continuity[mid].value if mid in pool.continuity else 0.0,
                 **self._text_and_time(understood, memory, features[mid], weights, now),
             }
             scores[mid] = fused_score(values[mid], weight_of)
-        ranked = sorted(scores, key=lambda mid: (-scores[mid], -mid))
         ordered = mmr_order(
-            ranked,
+            sorted(scores, key=lambda mid: (-scores[mid], -mid)),
             scores,
             lambda mid: _terms(features[mid]),
             lam=s.recall_mmr_lambda,
@@ -188,18 +189,40 @@ class RecallService:
         )
         hits = [
             RecallHit(
-                memory=rows[mid],
+                memory=pool.rows[mid],
                 score=scores[mid],
                 relevance=values[mid]["lexical"],
-                importance=rows[mid].importance_score,
-                bm25=lexical.bm25.get(mid, 0.0),
+                importance=pool.rows[mid].importance_score,
+                bm25=pool.lexical.bm25.get(mid, 0.0),
                 signals=contributions(values[mid], weights),
-                continuity=continuity.get(mid),
+                continuity=pool.continuity.get(mid),
                 max_similarity=similarity,
             )
             for mid, similarity in ordered
         ]
-        return hits, lexical
+        return hits, pool.lexical
+
+    async def _candidates(
+        self,
+        user_id: str,
+        query: str,
+        understood: QueryUnderstanding,
+        weights: SignalWeights,
+        types: Sequence[str],
+    ) -> _Candidates:
+        """BM25 candidates, the semantic source's, and the strong hits' neighbours."""
+        lexical = await self._lexical(user_id, list(understood.terms), types)
+        similar = await self._semantic(user_id, query, weights)
+        best = max(lexical.bm25.values(), default=0.0) or 1.0
+        relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
+        rows = await self.memories.get_many(user_id, list({**relevance, **similar}))
+        continuity = await self._continuity(user_id, relevance, rows, weights, types)
+        rows.update(
+            await self.memories.get_many(user_id, [mid for mid in continuity if mid not in rows])
+        )
+        if types:  # the semantic source does not filter by type
+            rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
+        return _Candidates(lexical, relevance, similar, continuity, rows)
 
     def _text_and_time(
         self,
