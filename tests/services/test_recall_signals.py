@@ -201,3 +201,22 @@ async def test_weights_come_from_settings_per_query_type(services: Services) -> 
     (hit,) = await services.recall("u", "green tea")
     assert hit.score == pytest.approx(2.0)
     assert services.settings.recall_weights("unknown") == services.settings.recall_weights_default
+
+
+async def test_a_conversational_query_prefers_what_was_said_lately(
+    services: Services, clock: FakeClock
+) -> None:
+    recent = await services.add("u", "the green tea from Hangzhou")
+    clock.advance(hours=1)
+    old = await services.add(
+        "u", "the green tea from Fujian", created_at=datetime(2025, 11, 1, tzinfo=UTC)
+    )
+    plain = await services.recall("u", "green tea", explain=True, track=False)
+    assert plain[0].signals["recency"].weight == 0.0  # a default query ignores recency
+    hits = await services.recall("u", "that green tea again", explain=True, track=False)
+    assert ids(hits) == [recent.id, old.id]
+    assert hits[0].signals["recency"].value > 0.9 > 0.1 > hits[1].signals["recency"].value
+    assert hits[0].signals["recency"].weight == 0.3
+    assert hits[0].score - hits[1].score > plain[0].score - plain[1].score + 0.2
+    assert hits[0].explanation is not None
+    assert hits[0].explanation["query_type"] == "conversational"
