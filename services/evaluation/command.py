@@ -95,11 +95,12 @@ def sha256_of(path: Path) -> str:
 
 def service_overrides(settings: Settings) -> dict[str, Any]:
     """Service settings that differ from their defaults (secrets and the URL left out)."""
-    defaults = Settings.model_construct()
+    # Compared as dumps: nested settings (the recall weights) are models, dumped to dicts.
+    defaults = Settings.model_construct().model_dump()
     return {
         name: value
         for name, value in settings.model_dump().items()
-        if name not in PRIVATE_SETTINGS and value != getattr(defaults, name)
+        if name not in PRIVATE_SETTINGS and value != defaults[name]
     }
 
 

@@ -13,10 +13,11 @@ import pytest
 from api.cli import main
 from services.analysis import TextAnalyzer
 from services.db import Database
+from services.evaluation.command import service_overrides
 from services.evaluation.locomo import load_locomo, run_locomo
 from services.evaluation.metrics import aggregate
 from services.memory import MemoryService
-from services.settings import Settings
+from services.settings import Settings, SignalWeights
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
 from tests.evaluation.synthetic import write_sample
@@ -176,3 +177,17 @@ def test_cli_rejects_bad_arguments(
     with pytest.raises(SystemExit):
         main(["eval", "locomo", "--data", "x.json", option, value])
     assert "must be" in capsys.readouterr().err
+
+
+def test_service_overrides_lists_only_changed_settings() -> None:
+    assert service_overrides(Settings(_env_file=None)) == {}
+    changed = Settings(
+        _env_file=None,
+        recall_mmr_lambda=1.0,
+        recall_weights_temporal=SignalWeights(lexical=1.0),
+        jarvis_api_keys="secret",
+    )
+    assert service_overrides(changed) == {
+        "recall_mmr_lambda": 1.0,
+        "recall_weights_temporal": SignalWeights(lexical=1.0).model_dump(),
+    }
