@@ -1,4 +1,4 @@
-"""``jarvis-memory``: serve, migrate, rescore, add, recall and stats from a shell.
+"""``jarvis-memory``: serve, migrate, rescore, reindex, add, recall, import and stats.
 
 Every command opens its own unit of work and calls the same services as the routes.
 """
@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import Any
 
 from api.presenters import job_run_out, memory_out
@@ -26,9 +27,11 @@ from services.evaluation.command import (
     run_compression_command,
     run_locomo_command,
 )
+from services.importers.memorybank import import_memorybank
 from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
+from services.reindex import reindex
 from services.settings import Settings
 
 
@@ -128,6 +131,35 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def _reindex(args: argparse.Namespace, settings: Settings) -> int:
+    analyzer = TextAnalyzer(settings)
+
+    async def work(db: Database) -> Any:
+        return await reindex(db, analyzer, args.user)
+
+    result = await _with_db(settings, work)
+    _print({"users": result.users, "memories": result.memories})
+    return 0
+
+
+async def _import(args: argparse.Namespace, settings: Settings) -> int:
+    analyzer = TextAnalyzer(settings)
+
+    async def work(db: Database) -> Any:
+        return await import_memorybank(
+            db, (settings, analyzer, utcnow), args.path, user_prefix=args.user_prefix
+        )
+
+    imported = await _with_db(settings, work)
+    _print(
+        [
+            {"name": u.name, "user_id": u.user_id, "messages": u.messages, "memories": u.memories}
+            for u in imported
+        ]
+    )
+    return 0
+
+
 async def _stats(_args: argparse.Namespace, settings: Settings) -> int:
     async def work(db: Database) -> Any:
         async with db.unit_of_work() as session:
@@ -159,6 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--explain", action="store_true")
     recall.add_argument("--no-track", action="store_true", help="leave recall counts alone")
     sub.add_parser("stats", help="service-wide counts")
+    again = sub.add_parser("reindex", help="rebuild the search index with the current analyzer")
+    again.add_argument("--user", default=None, help="only this user's memories")
+    importer = sub.add_parser("import", help="import conversation histories as memories")
+    sources = importer.add_subparsers(dest="source", required=True)
+    bank = sources.add_parser("memorybank", help="MemoryBank/SiliconFriend history JSON")
+    bank.add_argument("path", type=Path)
+    bank.add_argument("--user-prefix", default="memorybank-", help="user ids are <prefix><NN>")
     evaluate = sub.add_parser("eval", help="recall evaluation on a benchmark dataset")
     benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
     add_locomo_arguments(benchmarks.add_parser("locomo", help="LoCoMo recall@k vs BM25"))
@@ -179,6 +218,8 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "add": _add,
     "recall": _recall,
     "stats": _stats,
+    "reindex": _reindex,
+    "import": _import,
     "eval": _eval,
 }
 

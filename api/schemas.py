@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from models import MEMORY_TYPES
+from services.ranking.query_types import QueryType
+from services.ranking.signals import SIGNALS
 from services.validation import (
     MAX_BATCH_ITEMS,
     MAX_CONTENT_CHARS,
@@ -143,6 +145,81 @@ class LinkOut(BaseModel):
     created_at: datetime
 
 
+QueryTypeName = Literal[
+    "temporal",
+    "diagnostic",
+    "procedural",
+    "technical",
+    "creative",
+    "conceptual",
+    "personal",
+    "conversational",
+    "default",
+]
+SignalName = Literal[
+    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"
+]
+
+
+assert set(QueryTypeName.__args__) == {t.value for t in QueryType}  # type: ignore[attr-defined]
+assert set(SignalName.__args__) == set(SIGNALS)  # type: ignore[attr-defined]
+
+
+class SignalOut(BaseModel):
+    """One signal's value in [0, 1], its weight for the query type and their product."""
+
+    value: float
+    weight: float
+    contribution: float
+
+
+class TimeExpressionOut(BaseModel):
+    """The time a query names: a UTC span, or a month of any year."""
+
+    text: str
+    start: datetime | None
+    end: datetime | None
+    month_of_any_year: int | None
+
+
+class ContinuityOut(BaseModel):
+    """The strong hit this memory was said next to, and how many memories away."""
+
+    anchor_id: int
+    distance: int
+
+
+class DiversityOut(BaseModel):
+    """MMR: λ and the word overlap with the most similar better-placed result."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    lambda_: float = Field(alias="lambda")
+    max_similarity_to_earlier: float
+
+
+class ExplanationOut(BaseModel):
+    """Why a memory came back: the query type and every signal's share of the score.
+
+    The ``signals`` contributions add up to ``score``; ``relevance`` breaks the lexical
+    signal into BM25 terms and ``importance`` into its four components (seed 002).
+    """
+
+    # Optional providers (a reranker) may add their own sections.
+    model_config = ConfigDict(extra="allow")
+
+    mode: Literal["fused", "importance_only"]
+    query_type: QueryTypeName | None
+    query_type_cue: str | None
+    time_expression: TimeExpressionOut | None
+    score: float
+    signals: dict[SignalName, SignalOut]
+    relevance: dict[str, Any]
+    importance: dict[str, Any]
+    continuity: ContinuityOut | None
+    diversity: DiversityOut | None
+
+
 class RecallHitOut(BaseModel):
     """A recalled memory with the numbers behind its rank."""
 
@@ -150,7 +227,7 @@ class RecallHitOut(BaseModel):
     score: float
     relevance: float
     importance: float
-    explanation: dict[str, Any] | None = None
+    explanation: ExplanationOut | None = None
 
 
 class RecallOut(BaseModel):

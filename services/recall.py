@@ -1,22 +1,28 @@
-"""Recall: rank a user's memories by a blend of query relevance and importance.
+"""Recall: rank a user's memories by named signals fused with weights per query type.
 
-final = recall_relevance_weight · relevance + recall_importance_weight · importance
-      = 0.7 · relevance + 0.3 · importance (defaults, in settings)
+    score(m) = Σ_s weight_s(query type) · value_s(m)        (services/ranking/signals.py)
 
-relevance is the memory's BM25 score divided by the best BM25 score among the
-candidates, so the best lexical match has relevance 1 and the blend compares like with
-like; importance is the stored score the scheduled job keeps fresh. Candidates are the
-``recall_candidates`` best BM25 matches, ranked inside the database from the per-user
-inverted index: recall never loads a user's other memories. An empty query (or one with
-no searchable words) returns the most important memories.
+1. The query is understood once (services/ranking/understanding.py): index terms, query
+   type (seed 004 §4.3), time expression, phrases.
+2. Candidates are the ``recall_candidates`` best BM25 matches, ranked inside the database
+   from the per-user inverted index, plus a semantic source's nearest memories when one is
+   configured, plus the neighbours of the strongest hits (session continuity, seed 004
+   §4.2), fetched by an index range scan. A user's other memories are never loaded.
+3. Each candidate gets every signal whose weight is not 0; the weighted sum ranks them and
+   MMR (seed 004 §4.5) re-orders the head for variety.
+
+An empty query (or one with no searchable words) returns the most important memories,
+scored by importance alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,11 +32,21 @@ from services.analysis import TextAnalyzer
 from services.clock import Clock
 from services.errors import InvalidInput
 from services.frequency import FrequencyTracker
-from services.relevance import term_contribution, term_weights
+from services.ranking.continuity import Continuity, continuity_values, pick_anchors
+from services.ranking.diversity import mmr_order
+from services.ranking.explanation import explain_fused, explain_importance_only
+from services.ranking.phrases import TextFeatures, phrase_score, text_features
+from services.ranking.semantic import SemanticSource
+from services.ranking.signals import Contribution, contributions, fused_score, recency
+from services.ranking.understanding import QueryUnderstanding, understand
+from services.relevance import term_weights
 from services.repositories.memories import MemoryRepository
+from services.repositories.neighbours import Anchor, NeighbourRepository
 from services.repositories.search import SearchRepository
-from services.settings import Settings
+from services.settings import Settings, SignalWeights
 from services.validation import MAX_TOP_K, check_user_id
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,19 +59,49 @@ class RecallHit:
     importance: float
     bm25: float = 0.0
     explanation: dict[str, Any] | None = None
+    signals: dict[str, Contribution] = field(default_factory=dict)
+    continuity: Continuity | None = None
+    max_similarity: float = 0.0  # to a better-placed result (MMR)
+
+
+@dataclass(frozen=True)
+class _Lexical:
+    """BM25 candidates and what explaining them needs."""
+
+    bm25: dict[int, float]
+    term_weights: dict[str, float]
+    avg_doc_length: float
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Every memory worth scoring for one recall, with what each source said about it."""
+
+    lexical: _Lexical
+    relevance: dict[int, float]  # BM25 / the best BM25
+    similar: dict[int, float]  # semantic similarity
+    continuity: dict[int, Continuity]
+    rows: dict[int, UserMemory]
 
 
 class RecallService:
     """Ranks, tracks and explains recalls for one session."""
 
     def __init__(
-        self, session: AsyncSession, settings: Settings, analyzer: TextAnalyzer, clock: Clock
+        self,
+        session: AsyncSession,
+        settings: Settings,
+        analyzer: TextAnalyzer,
+        clock: Clock,
+        semantic: SemanticSource | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
         self.clock = clock
+        self.semantic = semantic
         self.memories = MemoryRepository(session)
         self.search = SearchRepository(session)
+        self.neighbours = NeighbourRepository(session)
         self.frequency = FrequencyTracker(self.memories, self.search, settings)
 
     async def recall_memories(
@@ -72,16 +118,20 @@ class RecallService:
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
-        terms = await asyncio.to_thread(self.analyzer.query_terms, query) if query.strip() else None
-        if terms:
-            hits, weights, avgdl = await self._lexical(user_id, list(terms), top_k, types)
+        now = self.clock()
+        understood = (
+            await asyncio.to_thread(understand, query, self.analyzer, now)
+            if query.strip()
+            else None
+        )
+        if understood is not None and understood.terms:
+            hits, lexical = await self._fused(user_id, query, understood, top_k, types, now)
         else:
-            hits, weights, avgdl = await self._by_importance(user_id, top_k, types), {}, 0.0
+            hits, lexical = await self._by_importance(user_id, top_k, types), None
         if explain:
             # Explained with the scores that ranked it, before this recall counts.
-            hits = await self._explain(user_id, hits, weights, avgdl)
+            hits = await self._explain(user_id, hits, understood, lexical)
         if track and hits:
-            now = self.clock()
             ids = [h.memory.id for h in hits]
             await self.frequency.record_recalls(user_id, ids, now)
             await self.memories.rescore(self.settings, now, user_id, ids, "recall")
@@ -93,16 +143,113 @@ class RecallService:
         self, user_id: str, top_k: int, types: Sequence[str]
     ) -> list[RecallHit]:
         rows = await self.memories.top_by_importance(user_id, top_k, types)
-        w = self.settings.recall_importance_weight
-        return [RecallHit(m, w * m.importance_score, 0.0, m.importance_score) for m in rows]
+        only = SignalWeights(importance=1.0)
+        hits = []
+        for m in rows:
+            values = {"importance": m.importance_score}
+            parts = contributions(values, only)
+            hits.append(RecallHit(m, m.importance_score, 0.0, m.importance_score, signals=parts))
+        return hits
 
-    async def _lexical(
-        self, user_id: str, terms: list[str], top_k: int, types: Sequence[str]
-    ) -> tuple[list[RecallHit], dict[str, float], float]:
+    async def _fused(
+        self,
+        user_id: str,
+        query: str,
+        understood: QueryUnderstanding,
+        top_k: int,
+        types: Sequence[str],
+        now: datetime,
+    ) -> tuple[list[RecallHit], _Lexical]:
+        s = self.settings
+        weights = s.recall_weights(understood.intent.type)
+        pool = await self._candidates(user_id, query, understood, weights, types)
+        needs_text = weights.phrase > 0 or s.recall_mmr_lambda < 1.0
+        features = {
+            mid: text_features(m.content) if needs_text else None for mid, m in pool.rows.items()
+        }
+        weight_of = weights.model_dump()
+        values: dict[int, dict[str, float]] = {}
+        scores: dict[int, float] = {}
+        for mid, memory in pool.rows.items():
+            values[mid] = {
+                "lexical": pool.relevance.get(mid, 0.0),
+                "importance": memory.importance_score,
+                "semantic": pool.similar.get(mid, 0.0),
+                "continuity": pool.continuity[mid].value if mid in pool.continuity else 0.0,
+                **self._text_and_time(understood, memory, features[mid], weights, now),
+            }
+            scores[mid] = fused_score(values[mid], weight_of)
+        ordered = mmr_order(
+            sorted(scores, key=lambda mid: (-scores[mid], -mid)),
+            scores,
+            lambda mid: _terms(features[mid]),
+            lam=s.recall_mmr_lambda,
+            pool=s.recall_mmr_pool,
+            limit=top_k,
+        )
+        hits = [
+            RecallHit(
+                memory=pool.rows[mid],
+                score=scores[mid],
+                relevance=values[mid]["lexical"],
+                importance=pool.rows[mid].importance_score,
+                bm25=pool.lexical.bm25.get(mid, 0.0),
+                signals=contributions(values[mid], weights),
+                continuity=pool.continuity.get(mid),
+                max_similarity=similarity,
+            )
+            for mid, similarity in ordered
+        ]
+        return hits, pool.lexical
+
+    async def _candidates(
+        self,
+        user_id: str,
+        query: str,
+        understood: QueryUnderstanding,
+        weights: SignalWeights,
+        types: Sequence[str],
+    ) -> _Candidates:
+        """BM25 candidates, the semantic source's, and the strong hits' neighbours."""
+        lexical = await self._lexical(user_id, list(understood.terms), types)
+        similar = await self._semantic(user_id, query, weights)
+        best = max(lexical.bm25.values(), default=0.0) or 1.0
+        relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
+        rows = await self.memories.get_many(user_id, list({**relevance, **similar}))
+        continuity = await self._continuity(user_id, relevance, rows, weights, types)
+        rows.update(
+            await self.memories.get_many(user_id, [mid for mid in continuity if mid not in rows])
+        )
+        if types:  # the semantic source does not filter by type
+            rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
+        return _Candidates(lexical, relevance, similar, continuity, rows)
+
+    def _text_and_time(
+        self,
+        understood: QueryUnderstanding,
+        memory: UserMemory,
+        features: TextFeatures | None,
+        weights: SignalWeights,
+        now: datetime,
+    ) -> dict[str, float]:
+        s = self.settings
+        values = {"phrase": 0.0, "temporal": 0.0, "recency": 0.0}
+        if weights.phrase > 0 and features is not None:
+            values["phrase"] = phrase_score(understood.phrases, features)
+        if weights.temporal > 0 and understood.time is not None:
+            values["temporal"] = understood.time.match(
+                memory.created_at, s.recall_temporal_half_life_days
+            )
+        if weights.recency > 0:
+            age_days = (now - memory.created_at).total_seconds() / 86400.0
+            values["recency"] = recency(age_days, s.recall_recency_half_life_days)
+        return values
+
+    async def _lexical(self, user_id: str, terms: list[str], types: Sequence[str]) -> _Lexical:
         s = self.settings
         stats = await self.memories.user_stats(user_id)
         if stats is None or stats.memory_count <= 0:
-            return [], {}, 0.0
+            return _Lexical({}, {}, 0.0)
         avgdl = stats.total_doc_length / stats.memory_count
         weights = term_weights(
             await self.search.document_frequencies(user_id, terms), int(stats.memory_count), s
@@ -116,72 +263,71 @@ class RecallService:
             limit=s.recall_candidates,
             types=types,
         )
-        if not found:
-            return [], weights, avgdl
-        best = found[0][1] or 1.0
-        rows = await self.memories.get_many(user_id, [mid for mid, _ in found])
-        hits = [
-            RecallHit(
-                memory=rows[mid],
-                score=s.recall_relevance_weight * (bm25 / best)
-                + s.recall_importance_weight * rows[mid].importance_score,
-                relevance=bm25 / best,
-                importance=rows[mid].importance_score,
-                bm25=bm25,
-            )
-            for mid, bm25 in found
-            if mid in rows
-        ]
-        hits.sort(key=lambda h: (-h.score, -h.memory.id))
-        return hits[:top_k], weights, avgdl
+        return _Lexical(dict(found), weights, avgdl)
+
+    async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
+        """The semantic source's nearest memories; nothing (and a warning) if it fails."""
+        if self.semantic is None or weights.semantic <= 0:
+            return {}
+        try:
+            return await self.semantic.similar(user_id, query, self.settings.recall_candidates)
+        except Exception as exc:  # any provider failure degrades to the other signals
+            log.warning("semantic source failed, recalling without it: %s", exc)
+            return {}
+
+    async def _continuity(
+        self,
+        user_id: str,
+        relevance: dict[int, float],
+        rows: dict[int, UserMemory],
+        weights: SignalWeights,
+        types: Sequence[str],
+    ) -> dict[int, Continuity]:
+        s = self.settings
+        if weights.continuity <= 0 or s.recall_continuity_radius < 1:
+            return {}
+        anchors = pick_anchors(
+            relevance, s.recall_continuity_anchors, s.recall_continuity_min_relevance
+        )
+        found = await self.neighbours.around(
+            user_id,
+            [Anchor(mid, rows[mid].created_at, rows[mid].source) for mid, _ in anchors],
+            radius=s.recall_continuity_radius,
+            window=timedelta(minutes=s.recall_continuity_window_minutes),
+            types=types,
+        )
+        return continuity_values(anchors, found, s.recall_continuity_decay)
 
     async def _explain(
-        self, user_id: str, hits: list[RecallHit], weights: dict[str, float], avgdl: float
+        self,
+        user_id: str,
+        hits: list[RecallHit],
+        understood: QueryUnderstanding | None,
+        lexical: _Lexical | None,
     ) -> list[RecallHit]:
-        s = self.settings
-        postings = await self.search.postings(user_id, [h.memory.id for h in hits], list(weights))
-        by_memory: dict[int, list[dict[str, Any]]] = {}
-        for p in postings:
-            c = term_contribution(p.term, weights[p.term], p.tf, p.doc_length, avgdl, s)
-            by_memory.setdefault(p.memory_id, []).append(
-                {
-                    "term": c.term,
-                    "kind": c.kind,
-                    "tf": c.tf,
-                    "idf_weight": c.weight,
-                    "contribution": c.contribution,
-                }
+        if lexical is None or understood is None or not understood.terms:
+            return [
+                dataclasses.replace(h, explanation=explain_importance_only(h, self.settings))
+                for h in hits
+            ]
+        postings = await self.search.postings(
+            user_id, [h.memory.id for h in hits], list(lexical.term_weights)
+        )
+        return [
+            dataclasses.replace(
+                h,
+                explanation=explain_fused(
+                    h,
+                    understood,
+                    [p for p in postings if p.memory_id == h.memory.id],
+                    lexical.term_weights,
+                    lexical.avg_doc_length,
+                    self.settings,
+                ),
             )
-        explained = []
-        for h in hits:
-            m = h.memory
-            terms = sorted(by_memory.get(m.id, []), key=lambda t: -float(t["contribution"]))
-            components = {
-                "frequency": (m.frequency_score, s.weight_frequency),
-                "recency": (m.recency_score, s.weight_recency),
-                "emotion": (m.emotion_score, s.weight_emotion),
-                "impact": (m.impact_score, s.weight_impact),
-            }
-            explanation = {
-                "mode": "lexical" if weights else "importance_only",
-                "score": h.score,
-                "relevance": {
-                    "bm25": h.bm25,
-                    "normalized": h.relevance,
-                    "weight": s.recall_relevance_weight if weights else 0.0,
-                    "contribution": (s.recall_relevance_weight if weights else 0.0) * h.relevance,
-                    "matched_terms": terms,
-                },
-                "importance": {
-                    "score": h.importance,
-                    "level": m.importance_level,
-                    "weight": s.recall_importance_weight,
-                    "contribution": s.recall_importance_weight * h.importance,
-                    "components": {
-                        name: {"value": value, "weight": weight, "contribution": value * weight}
-                        for name, (value, weight) in components.items()
-                    },
-                },
-            }
-            explained.append(dataclasses.replace(h, explanation=explanation))
-        return explained
+            for h in hits
+        ]
+
+
+def _terms(features: TextFeatures | None) -> frozenset[str]:
+    return features.terms if features is not None else frozenset()

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_SQLITE_PATH = Path("data") / "jarvis_memory.db"
@@ -20,6 +20,46 @@ def _split_keys(value: object) -> object:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     return value
+
+
+class SignalWeights(BaseModel):
+    """Fusion weights of the recall signals for one query type (seed 004 §4.2).
+
+    Given in the environment as JSON, e.g.
+    ``RECALL_WEIGHTS_PERSONAL='{"lexical": 0.7, "phrase": 0.2, "importance": 0.1,
+    "temporal": 0.5, "recency": 0, "continuity": 0.5, "semantic": 0.5}'``; a signal left out
+    weighs 0. A signal with weight 0 is not computed at all.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lexical: float = Field(default=0.0, ge=0)
+    phrase: float = Field(default=0.0, ge=0)
+    importance: float = Field(default=0.0, ge=0)
+    temporal: float = Field(default=0.0, ge=0)
+    recency: float = Field(default=0.0, ge=0)
+    continuity: float = Field(default=0.0, ge=0)
+    semantic: float = Field(default=0.0, ge=0)
+
+
+def _weights(
+    lexical: float,
+    phrase: float,
+    importance: float,
+    temporal: float,
+    recency: float,
+    continuity: float,
+    semantic: float,
+) -> SignalWeights:
+    return SignalWeights(
+        lexical=lexical,
+        phrase=phrase,
+        importance=importance,
+        temporal=temporal,
+        recency=recency,
+        continuity=continuity,
+        semantic=semantic,
+    )
 
 
 class Settings(BaseSettings):
@@ -60,10 +100,34 @@ class Settings(BaseSettings):
     score_history_min_delta: float = 0.02
     explicit_emotion_tag_weight: float = 0.5
 
-    # Recall: blend of lexical relevance and importance (issue 2).
-    recall_relevance_weight: float = 0.7
-    recall_importance_weight: float = 0.3
+    # Recall: multi-signal fusion with weights per query type (issue 3, seed 004 §4.2-4.3).
+    # Columns: lexical, phrase, importance, temporal, recency, continuity, semantic.
+    # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
+    # the other types have too few questions there and follow seed 004's proportions.
+    recall_weights_personal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_temporal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5)
+    recall_weights_conceptual: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_default: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_conversational: SignalWeights = _weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4)
+    recall_weights_technical: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6)
+    recall_weights_diagnostic: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6)
+    recall_weights_procedural: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_creative: SignalWeights = _weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6)
     recall_candidates: int = Field(default=200, ge=10)
+    # Temporal: a memory dated this many days outside the query's time span scores 0.5.
+    recall_temporal_half_life_days: float = Field(default=3.0, gt=0)
+    # Recency signal (not the importance component): halves every this many days.
+    recall_recency_half_life_days: float = Field(default=7.0, gt=0)
+    # Session continuity (seed 004 §4.2): the best lexical hits (at least this relevant)
+    # lend a boost to the memories said just before and after them.
+    recall_continuity_anchors: int = Field(default=5, ge=0, le=20)
+    recall_continuity_min_relevance: float = Field(default=0.5, ge=0, le=1)
+    recall_continuity_radius: int = Field(default=2, ge=0, le=10)
+    recall_continuity_decay: float = Field(default=0.5, ge=0, le=1)
+    recall_continuity_window_minutes: float = Field(default=30.0, ge=0)
+    # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
+    recall_mmr_lambda: float = Field(default=0.8, ge=0, le=1)
+    recall_mmr_pool: int = Field(default=50, ge=1, le=500)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     bigram_weight: float = 0.5
@@ -100,6 +164,11 @@ class Settings(BaseSettings):
     @classmethod
     def _parse_keys(cls, value: object) -> object:
         return _split_keys(value)
+
+    def recall_weights(self, query_type: str) -> SignalWeights:
+        """The fusion weights for a query type (``default`` for an unknown one)."""
+        found = getattr(self, f"recall_weights_{query_type}", None)
+        return found if isinstance(found, SignalWeights) else self.recall_weights_default
 
     @property
     def auth_enabled(self) -> bool:

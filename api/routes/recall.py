@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from api.deps import MemoryId, MemoryServiceDep, RecallServiceDep, UserId
 from api.errors import error_responses
 from api.presenters import memory_out
-from api.schemas import MemoryOut, RecallHitOut, RecallIn, RecallOut
+from api.schemas import ExplanationOut, MemoryOut, RecallHitOut, RecallIn, RecallOut
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 
@@ -16,9 +16,10 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> RecallOut:
     """The memories that matter most for ``query``, best first.
 
-    Ranked by 0.7 × lexical relevance + 0.3 × importance (see settings). ``explain``
-    adds every signal's and component's contribution; ``track=false`` leaves the recall
-    counts alone.
+    Ranked by named signals (lexical, phrase, importance, temporal, recency, session
+    continuity, semantic) fused with weights for the query's type (see settings), then
+    MMR for variety. ``explain`` adds the query type and every signal's and component's
+    contribution; ``track=false`` leaves the recall counts alone.
     """
     hits = await service.recall_memories(
         user_id, body.query, body.top_k, explain=body.explain, track=body.track, types=body.types
@@ -30,7 +31,9 @@ async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> 
                 score=h.score,
                 relevance=h.relevance,
                 importance=h.importance,
-                explanation=h.explanation,
+                explanation=(
+                    ExplanationOut.model_validate(h.explanation) if h.explanation else None
+                ),
             )
             for h in hits
         ]

@@ -69,7 +69,13 @@ def add_locomo_arguments(parser: argparse.ArgumentParser) -> None:
         "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
     )
     parser.add_argument(
-        "--limit-conversations", type=_positive, default=None, metavar="N", help="only the first N"
+        "--conversations",
+        "--limit-conversations",
+        dest="limit_conversations",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="only the first N conversations",
     )
 
 
@@ -109,11 +115,12 @@ def dataset_meta(path: Path, conversations: Sequence[Conversation]) -> dict[str,
 
 def service_overrides(settings: Settings) -> dict[str, Any]:
     """Service settings that differ from their defaults (secrets and the URL left out)."""
-    defaults = Settings.model_construct()
+    # Compared as dumps: nested settings (the recall weights) are models, dumped to dicts.
+    defaults = Settings.model_construct().model_dump()
     return {
         name: value
         for name, value in settings.model_dump().items()
-        if name not in PRIVATE_SETTINGS and value != getattr(defaults, name)
+        if name not in PRIVATE_SETTINGS and value != defaults[name]
     }
 
 

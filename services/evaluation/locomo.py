@@ -25,8 +25,9 @@ from services.db import Database
 from services.evaluation.baseline import NaiveBM25
 from services.evaluation.metrics import QuestionScore, score_question
 from services.memory import MemoryService, NewMemory
+from services.ranking.query_types import QueryType
 from services.recall import RecallService
-from services.settings import Settings
+from services.settings import Settings, SignalWeights
 from services.validation import MAX_BATCH_ITEMS
 
 log = logging.getLogger(__name__)
@@ -176,13 +177,24 @@ class ConversationRun:
 
 @dataclass
 class LocomoRun:
-    """Per-question scores of both systems, recall latencies and per-conversation counts."""
+    """Per-question scores of every system, recall latencies and per-conversation counts."""
 
     ks: tuple[int, ...]
     baseline: list[QuestionScore] = field(default_factory=list)
     service: list[QuestionScore] = field(default_factory=list)
+    lexical: list[QuestionScore] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
+    lexical_latencies_ms: list[float] = field(default_factory=list)
     conversations: list[ConversationRun] = field(default_factory=list)
+
+
+def lexical_only(settings: Settings) -> Settings:
+    """The core service's plain lexical recall, for comparison: 0.7 · BM25 relevance +
+    0.3 · importance for every query type; no phrase, time, continuity or semantic
+    signal (weight 0: not computed) and no MMR."""
+    plain = SignalWeights(lexical=0.7, importance=0.3)
+    update: dict[str, object] = {f"recall_weights_{t.value}": plain for t in QueryType}
+    return settings.model_copy(update={**update, "recall_mmr_lambda": 1.0})
 
 
 async def _ingest(
@@ -212,6 +224,23 @@ async def _ingest(
     return by_memory, merged
 
 
+async def _ask(
+    db: Database,
+    services: tuple[Settings, TextAnalyzer, Clock],
+    user_id: str,
+    question: Question,
+    top_k: int,
+) -> tuple[list[int], float]:
+    """One untracked recall in its own unit of work: the memory ids and milliseconds."""
+    settings, analyzer, clock = services
+    asked = time.perf_counter()
+    async with db.unit_of_work() as session:
+        hits = await RecallService(session, settings, analyzer, clock).recall_memories(
+            user_id, question.text, top_k, track=False
+        )
+    return [h.memory.id for h in hits], (time.perf_counter() - asked) * 1000.0
+
+
 async def run_locomo(
     db: Database,
     settings: Settings,
@@ -224,9 +253,11 @@ async def run_locomo(
     """Ingest, ask and score every conversation, one fresh user (``user_prefix + id``) each.
 
     The service's ranking of memories is scored against the dia_ids that went into each
-    memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`.
+    memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`, and the
+    same service with :func:`lexical_only` settings gives the plain lexical row and latency.
     """
     top_k = max(ks)
+    plain = lexical_only(settings)
     run = LocomoRun(tuple(ks))
     for conversation in conversations:
         user_id = f"{user_prefix}{conversation.sample_id}"
@@ -237,7 +268,7 @@ async def run_locomo(
         ingest_seconds = time.perf_counter() - started
         baseline = NaiveBM25([t.content for t in conversation.turns])
         asked_before = len(run.latencies_ms)
-        for question in conversation.questions:
+        for index, question in enumerate(conversation.questions):
             ranked_turns = baseline.rank(question.text, top_k)
             run.baseline.append(
                 score_question(
@@ -247,14 +278,17 @@ async def run_locomo(
                     ks,
                 )
             )
-            asked = time.perf_counter()
-            async with db.unit_of_work() as session:
-                hits = await RecallService(session, settings, analyzer, clock).recall_memories(
-                    user_id, question.text, top_k, track=False
+            # Both configurations answer every question, alternating which goes first, so
+            # the latency comparison sees the same caches and the same machine load.
+            configs = [(settings, run.service, run.latencies_ms)]
+            configs.append((plain, run.lexical, run.lexical_latencies_ms))
+            for config, scores, latencies in configs if index % 2 else configs[::-1]:
+                ids, milliseconds = await _ask(
+                    db, (config, analyzer, clock), user_id, question, top_k
                 )
-            run.latencies_ms.append((time.perf_counter() - asked) * 1000.0)
-            ranked = [by_memory.get(h.memory.id, set()) for h in hits]
-            run.service.append(score_question(question.category, question.evidence, ranked, ks))
+                latencies.append(milliseconds)
+                ranked = [by_memory.get(memory_id, set()) for memory_id in ids]
+                scores.append(score_question(question.category, question.evidence, ranked, ks))
         run.conversations.append(
             ConversationRun(
                 sample_id=conversation.sample_id,

@@ -1,47 +1,66 @@
-"""Recall: ranking by relevance and importance, explanations, tracking and filters."""
+"""Recall: ranking by fused signals, explanations, tracking and filters."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
-from tests.api.helpers import CLOCK_START, Json, body, fetch, recall, remember
+from tests.api.helpers import Json, body, fetch, recall, remember
 from tests.conftest import FakeClock
 
-RELEVANCE_WEIGHT, IMPORTANCE_WEIGHT = 0.7, 0.3
+SIGNALS = {"lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"}
+# Default weights of personal and default queries (README, RECALL_WEIGHTS_PERSONAL).
+WEIGHTS = {"lexical": 0.7, "phrase": 0.2, "importance": 0.1, "continuity": 0.5}
 
 
-async def seed(client: httpx.AsyncClient) -> dict[str, Json]:
-    return {
-        "tea": await remember(client, "alice", "I drink green tea every morning"),
-        "coffee": await remember(client, "alice", "Coffee after lunch makes me jittery"),
-        "pm": await remember(client, "alice", "我的项目经理叫张伟"),
-        "urgent": await remember(client, "alice", "这个很急，很重要", memory_type="todo"),
-        "trip": await remember(client, "alice", "下周去上海出差", memory_type="event"),
-    }
+async def seed(client: httpx.AsyncClient, clock: FakeClock) -> dict[str, Json]:
+    """Five memories said an hour apart: separate sessions, so no continuity between them."""
+    said = [
+        ("tea", "I drink green tea every morning", "other"),
+        ("coffee", "Coffee after lunch makes me jittery", "other"),
+        ("pm", "我的项目经理叫张伟", "other"),
+        ("urgent", "这个很急，很重要", "todo"),
+        ("trip", "下周去上海出差", "event"),
+    ]
+    stored = {}
+    for name, content, memory_type in said:
+        stored[name] = await remember(client, "alice", content, memory_type=memory_type)
+        clock.advance(hours=1)
+    return stored
+
+
+def signal_sum(hit: Json) -> float:
+    return sum(float(s["contribution"]) for s in hit["explanation"]["signals"].values())
 
 
 def ids(results: list[Json]) -> list[int]:
     return [h["memory"]["id"] for h in results]
 
 
-async def test_best_match_first_with_its_numbers(client: httpx.AsyncClient) -> None:
-    m = await seed(client)
-    results = await recall(client, "alice", "green tea in the morning")
-    assert ids(results)[0] == m["tea"]["id"]
-    assert results[0]["relevance"] == 1.0
-    assert results[0]["importance"] == pytest.approx(m["tea"]["importance_score"])
-    for hit in results:
-        expected = RELEVANCE_WEIGHT * hit["relevance"] + IMPORTANCE_WEIGHT * hit["importance"]
-        assert hit["score"] == pytest.approx(expected)
-        assert 0.0 < hit["relevance"] <= 1.0
-        assert hit["explanation"] is None
-    scores = [h["score"] for h in results]
-    assert scores == sorted(scores, reverse=True)
+async def test_best_match_first_with_its_numbers(
+    client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    m = await seed(client, clock)
+    (plain,) = await recall(client, "alice", "green tea in the morning", track=False)
+    assert plain["explanation"] is None
+    (hit,) = await recall(client, "alice", "green tea in the morning", explain=True)
+    assert hit["memory"]["id"] == m["tea"]["id"]
+    assert (hit["score"], hit["relevance"]) == (plain["score"], 1.0)
+    assert hit["importance"] == pytest.approx(m["tea"]["importance_score"])
+    signals = hit["explanation"]["signals"]
+    assert set(signals) == SIGNALS
+    assert hit["score"] == pytest.approx(signal_sum(hit))
+    # "green tea" is said word for word: half the query's adjacent word pairs match.
+    assert signals["phrase"]["value"] == pytest.approx(1 / 2)
+    expected = WEIGHTS["lexical"] * 1.0 + WEIGHTS["phrase"] * 0.5
+    expected += WEIGHTS["importance"] * hit["importance"]
+    assert hit["score"] == pytest.approx(expected)
 
 
-async def test_chinese_finds_chinese_and_english_finds_english(client: httpx.AsyncClient) -> None:
-    m = await seed(client)
+async def test_chinese_finds_chinese_and_english_finds_english(
+    client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    m = await seed(client, clock)
     assert ids(await recall(client, "alice", "项目经理", track=False)) == [m["pm"]["id"]]
     assert ids(await recall(client, "alice", "上海出差", track=False)) == [m["trip"]["id"]]
     # Stemming: "drinking" meets "drink"; case does not matter.
@@ -51,23 +70,24 @@ async def test_chinese_finds_chinese_and_english_finds_english(client: httpx.Asy
     assert await recall(client, "nobody", "tea") == []
 
 
-async def test_explain_breaks_the_score_down(client: httpx.AsyncClient) -> None:
-    m = await seed(client)
+async def test_explain_breaks_the_score_down(client: httpx.AsyncClient, clock: FakeClock) -> None:
+    m = await seed(client, clock)
     (hit,) = await recall(client, "alice", "项目经理", explain=True, track=False)
     assert hit["memory"]["id"] == m["pm"]["id"]
     ex = hit["explanation"]
-    assert ex["mode"] == "lexical"
-    assert ex["score"] == pytest.approx(hit["score"])
+    assert (ex["mode"], ex["query_type"], ex["time_expression"]) == ("fused", "default", None)
+    assert ex["score"] == pytest.approx(hit["score"]) == pytest.approx(signal_sum(hit))
     rel, imp = ex["relevance"], ex["importance"]
-    assert rel["contribution"] + imp["contribution"] == pytest.approx(hit["score"], abs=1e-9)
-    assert rel["weight"] == RELEVANCE_WEIGHT
+    assert rel["contribution"] == ex["signals"]["lexical"]["contribution"]
+    assert imp["contribution"] == pytest.approx(ex["signals"]["importance"]["contribution"])
+    assert rel["weight"] == WEIGHTS["lexical"]
     assert rel["normalized"] == hit["relevance"] == 1.0
     terms = {t["term"] for t in rel["matched_terms"]}
     assert {"项目经理", "项目", "经理"} <= terms
     assert sum(t["contribution"] for t in rel["matched_terms"]) == pytest.approx(rel["bm25"])
     contributions = [t["contribution"] for t in rel["matched_terms"]]
     assert contributions == sorted(contributions, reverse=True)
-    assert imp["weight"] == IMPORTANCE_WEIGHT
+    assert imp["weight"] == WEIGHTS["importance"]
     assert imp["score"] == pytest.approx(m["pm"]["importance_score"])
     assert imp["level"] == m["pm"]["importance_level"]
     parts = imp["components"]
@@ -78,8 +98,8 @@ async def test_explain_breaks_the_score_down(client: httpx.AsyncClient) -> None:
     assert sum(p["contribution"] for p in parts.values()) == pytest.approx(imp["score"], abs=1e-9)
 
 
-async def test_explain_without_query(client: httpx.AsyncClient) -> None:
-    await seed(client)
+async def test_explain_without_query(client: httpx.AsyncClient, clock: FakeClock) -> None:
+    await seed(client, clock)
     results = await recall(client, "alice", "", explain=True, track=False)
     for hit in results:
         ex = hit["explanation"]
@@ -92,7 +112,7 @@ async def test_explain_without_query(client: httpx.AsyncClient) -> None:
 async def test_tracking_counts_each_recall_once(
     client: httpx.AsyncClient, clock: FakeClock
 ) -> None:
-    m = await seed(client)
+    m = await seed(client, clock)
     tea, coffee = m["tea"]["id"], m["coffee"]["id"]
     for _ in range(3):
         await recall(client, "alice", "green tea", track=False)
@@ -104,18 +124,20 @@ async def test_tracking_counts_each_recall_once(
     clock.advance(hours=2)
     (hit,) = await recall(client, "alice", "green tea", top_k=1)
     assert hit["memory"]["recall_count"] == 1  # the returned memory shows the new count
-    assert hit["memory"]["last_recalled_at"] == "2026-01-01T11:00:00Z"
+    assert hit["memory"]["last_recalled_at"] == "2026-01-01T16:00:00Z"
     await recall(client, "alice", "green tea", top_k=1)
     tracked = await fetch(client, "alice", tea)
     assert (tracked["recall_count"], tracked["frequency_count"]) == (2, 3)
     assert tracked["importance_score"] > m["tea"]["importance_score"]
     other = await fetch(client, "alice", coffee)
     assert (other["recall_count"], other["last_recalled_at"]) == (0, None)
-    assert other["updated_at"] == CLOCK_START
+    assert other["updated_at"] == "2026-01-01T10:00:00Z"  # when it was said
 
 
-async def test_empty_query_returns_most_important_first(client: httpx.AsyncClient) -> None:
-    m = await seed(client)
+async def test_empty_query_returns_most_important_first(
+    client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    m = await seed(client, clock)
     await remember(client, "alice", "下周去上海出差！", status=200)
     for query in ("", "   ", "？！。"):
         results = await recall(client, "alice", query, track=False)
@@ -125,7 +147,7 @@ async def test_empty_query_returns_most_important_first(client: httpx.AsyncClien
         assert importances == sorted(importances, reverse=True)
         for hit in results:
             assert hit["relevance"] == 0.0
-            assert hit["score"] == pytest.approx(IMPORTANCE_WEIGHT * hit["importance"])
+            assert hit["score"] == pytest.approx(hit["importance"])
     assert len(await recall(client, "alice", "", top_k=2, track=False)) == 2
 
 
@@ -166,8 +188,8 @@ async def test_recalled_more_ranks_first(client: httpx.AsyncClient) -> None:
     assert ids(await recall(client, "alice", "项目经理", track=False)) == [older["id"], newer["id"]]
 
 
-async def test_types_filter(client: httpx.AsyncClient) -> None:
-    m = await seed(client)
+async def test_types_filter(client: httpx.AsyncClient, clock: FakeClock) -> None:
+    m = await seed(client, clock)
     only = await recall(client, "alice", "", types=["todo", "event"], track=False)
     assert set(ids(only)) == {m["urgent"]["id"], m["trip"]["id"]}
     lexical = await recall(client, "alice", "很急 上海 tea", types=["event"], track=False)
@@ -176,8 +198,8 @@ async def test_types_filter(client: httpx.AsyncClient) -> None:
     assert await recall(client, "alice", "tea", types=["decision"], track=False) == []
 
 
-async def test_recall_response_shape(client: httpx.AsyncClient) -> None:
-    await seed(client)
+async def test_recall_response_shape(client: httpx.AsyncClient, clock: FakeClock) -> None:
+    await seed(client, clock)
     resp = await client.post("/v1/users/alice/recall", json={"query": "tea", "track": False})
     payload = body(resp, 200)
     assert list(payload) == ["results"]

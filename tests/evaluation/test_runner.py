@@ -13,10 +13,11 @@ import pytest
 from api.cli import main
 from services.analysis import TextAnalyzer
 from services.db import Database
+from services.evaluation.command import service_overrides
 from services.evaluation.locomo import load_locomo, run_locomo
 from services.evaluation.metrics import aggregate
 from services.memory import MemoryService
-from services.settings import Settings
+from services.settings import Settings, SignalWeights
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
 from tests.evaluation.synthetic import write_sample
@@ -54,8 +55,10 @@ async def test_runner_scores_merged_turns_and_repaired_evidence(
         1,
     )
     assert done.questions == 3
-    assert len(run.latencies_ms) == 3
-    assert all(ms > 0 for ms in run.latencies_ms)
+    assert len(run.latencies_ms) == len(run.lexical_latencies_ms) == 3
+    assert all(ms > 0 for ms in [*run.latencies_ms, *run.lexical_latencies_ms])
+    # The plain lexical row: 0.7 · relevance + 0.3 · importance, nothing else.
+    assert {s.category: dict(s.recall) for s in run.lexical} == SERVICE
 
     async with db.unit_of_work() as session:
         service = MemoryService(session, settings, analyzer, clock)
@@ -90,7 +93,7 @@ async def test_cli_runs_on_a_temporary_sqlite_and_writes_reports(
     out_json, out_md = tmp_path / "out" / "r.json", tmp_path / "out" / "r.md"
     code, out, _ = await _cli(
         capsys,
-        "--limit-conversations",
+        "--conversations",
         "1",
         "--data",
         str(data),
@@ -126,6 +129,8 @@ async def test_cli_runs_on_a_temporary_sqlite_and_writes_reports(
     assert service["3"] == {"questions": 0, "R@1": None, "R@5": None}
     assert report["systems"]["baseline"]["recall"]["4"]["R@1"] == 0.0
     assert report["recall_latency_ms"]["queries"] == 3
+    assert report["lexical_only_latency_ms"]["queries"] == 3
+    assert set(report["systems"]) == {"baseline", "lexical-only", "jarvis-memory"}
     assert 0 < report["recall_latency_ms"]["p50"] <= report["recall_latency_ms"]["p95"]
     assert report["settings"]["database"].startswith("sqlite (temporary")
     assert "jarvis_api_keys" not in report["settings"]["service"]
@@ -138,6 +143,8 @@ async def test_cli_runs_on_a_temporary_sqlite_and_writes_reports(
     assert ["jarvis-memory", "50.0", "50.0", "–", "100.0", "–", "66.7", "66.7"] in rows
     assert ["jarvis-memory", "100.0", "50.0", "–", "100.0", "–", "83.3", "83.3"] in rows
     assert "p50" in out
+    assert "p50 ratio jarvis-memory / lexical-only = " in out
+    assert ["lexical-only", "50.0", "50.0", "–", "100.0", "–", "66.7", "66.7"] in rows
     assert "1 turns merged" in out
 
 
@@ -170,3 +177,17 @@ def test_cli_rejects_bad_arguments(
     with pytest.raises(SystemExit):
         main(["eval", "locomo", "--data", "x.json", option, value])
     assert "must be" in capsys.readouterr().err
+
+
+def test_service_overrides_lists_only_changed_settings() -> None:
+    assert service_overrides(Settings(_env_file=None)) == {}
+    changed = Settings(
+        _env_file=None,
+        recall_mmr_lambda=1.0,
+        recall_weights_temporal=SignalWeights(lexical=1.0),
+        jarvis_api_keys="secret",
+    )
+    assert service_overrides(changed) == {
+        "recall_mmr_lambda": 1.0,
+        "recall_weights_temporal": SignalWeights(lexical=1.0).model_dump(),
+    }

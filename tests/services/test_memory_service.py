@@ -100,8 +100,12 @@ async def test_explanation_adds_up(services: Services) -> None:
     hit = (await services.recall("u", "where does my sister live", explain=True))[0]
     e = hit.explanation
     assert e is not None
-    total = e["relevance"]["contribution"] + e["importance"]["contribution"]
+    total = sum(s["contribution"] for s in e["signals"].values())
     assert total == pytest.approx(hit.score)
+    # "sister live" is said word for word (stemmed): the phrase signal counts it.
+    assert e["query_type"] == "personal"
+    assert e["signals"]["phrase"]["value"] == pytest.approx(1.0)
+    assert e["relevance"]["contribution"] == e["signals"]["lexical"]["contribution"]
     parts = sum(c["contribution"] for c in e["importance"]["components"].values())
     assert parts == pytest.approx(hit.importance)
     assert {t["term"] for t in e["relevance"]["matched_terms"]} >= {"sister", "live"}

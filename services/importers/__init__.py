@@ -1,0 +1,1 @@
+"""Importers of conversation histories into memories, through ``MemoryService.add_many``."""

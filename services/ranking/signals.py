@@ -1,0 +1,51 @@
+"""The named recall signals and their weighted sum (seed 004 §4.2).
+
+    score(m) = Σ_s weight_s(query type) · value_s(m)
+
+Every value is in [0, 1]:
+
+- lexical: BM25 / the best candidate's BM25 (services/relevance.py);
+- phrase: exact keyword / phrase match (services/ranking/phrases.py);
+- importance: the stored importance score (seed 002);
+- temporal: match between the query's time expression and the memory's date
+  (services/ranking/time_expressions.py), 0 when the query names no time;
+- recency: 0.5^(days since created / RECALL_RECENCY_HALF_LIFE_DAYS);
+- continuity: neighbour of a strong hit (services/ranking/continuity.py);
+- semantic: similarity from a configured semantic source, 0 without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.settings import SignalWeights
+
+SIGNALS: tuple[str, ...] = tuple(SignalWeights.model_fields)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One signal's value, weight and weighted part of the score."""
+
+    value: float
+    weight: float
+
+    @property
+    def contribution(self) -> float:
+        return self.value * self.weight
+
+
+def fused_score(values: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """Σ weight · value over the signals present (the hot path: no objects built)."""
+    return sum(weights[name] * value for name, value in values.items())
+
+
+def contributions(values: Mapping[str, float], weights: SignalWeights) -> dict[str, Contribution]:
+    """Every signal's part of the score, for explanations (a missing value is 0)."""
+    return {name: Contribution(values.get(name, 0.0), getattr(weights, name)) for name in SIGNALS}
+
+
+def recency(age_days: float, half_life_days: float) -> float:
+    """0.5^(age / half-life); a memory dated in the future counts as new."""
+    return float(0.5 ** (max(age_days, 0.0) / half_life_days))

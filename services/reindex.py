@@ -1,0 +1,76 @@
+"""Rebuild users' inverted indexes with the current analyzer.
+
+Postings are computed at write time, so a change to the analysis (stemmer, stopwords,
+n-grams) reaches old memories only through a reindex: ``jarvis-memory reindex [--user U]``.
+Each batch of memories is one short unit of work (delete postings, insert new ones, set
+lengths), so recalls keep answering; the user's total length is recomputed in SQL at the
+end. Scores, topics and links are left alone: they do not depend on the postings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+
+from services.analysis import TextAnalyzer
+from services.db import Database
+from services.repositories.reindex import ReindexRepository
+from services.repositories.search import SearchRepository
+from services.validation import check_user_id
+
+USERS_PER_PAGE = 500
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """How much was rewritten."""
+
+    users: int
+    memories: int
+
+
+async def reindex(
+    db: Database, analyzer: TextAnalyzer, user_id: str | None = None, batch_size: int = 500
+) -> ReindexResult:
+    """Reindex one user, or every user."""
+    if user_id is not None:
+        return ReindexResult(
+            1, await _reindex_user(db, analyzer, check_user_id(user_id), batch_size)
+        )
+    users = memories = 0
+    after: str | None = None
+    while True:
+        async with db.unit_of_work() as session:
+            page = await ReindexRepository(session).user_ids(after, USERS_PER_PAGE)
+        if not page:
+            return ReindexResult(users, memories)
+        for uid in page:
+            memories += await _reindex_user(db, analyzer, uid, batch_size)
+        users += len(page)
+        after = page[-1]
+
+
+def _terms(analyzer: TextAnalyzer, contents: list[str]) -> list[Counter[str]]:
+    return [analyzer.terms(c) for c in contents]
+
+
+async def _reindex_user(db: Database, analyzer: TextAnalyzer, user_id: str, batch_size: int) -> int:
+    done, after = 0, 0
+    while True:
+        async with db.unit_of_work() as session:
+            repo, search = ReindexRepository(session), SearchRepository(session)
+            batch = await repo.contents(user_id, after, batch_size)
+            if not batch:
+                await repo.refresh_total_length(user_id)
+                return done
+            terms = await asyncio.to_thread(_terms, analyzer, [c for _, c in batch])
+            ids = [memory_id for memory_id, _ in batch]
+            await repo.drop_postings(user_id, ids)
+            lengths = {}
+            for memory_id, counts in zip(ids, terms, strict=True):
+                lengths[memory_id] = sum(counts.values())
+                await search.index(user_id, memory_id, counts, lengths[memory_id])
+            await repo.set_doc_lengths(user_id, lengths)
+        done += len(batch)
+        after = ids[-1]

@@ -1,0 +1,136 @@
+"""The memories said just before and after given memories (session continuity)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    CompoundSelect,
+    Select,
+    String,
+    bindparam,
+    literal,
+    or_,
+    select,
+    union_all,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import UserMemory
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A memory whose neighbours are wanted."""
+
+    id: int
+    created_at: datetime
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A memory ``distance`` places before (negative) or after (positive) its anchor."""
+
+    anchor_id: int
+    memory_id: int
+    distance: int
+
+
+class NeighbourRepository:
+    """Keyset walks along ``ix_user_memories_user_created`` (user_id, created_at, id)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def around(
+        self,
+        user_id: str,
+        anchors: Sequence[Anchor],
+        *,
+        radius: int,
+        window: timedelta,
+        types: Sequence[str] = (),
+    ) -> list[Neighbour]:
+        """Up to ``radius`` memories on each side of every anchor, in one statement.
+
+        A neighbour has the anchor's ``source`` (or both have none) and was created within
+        ``window`` of it; order is (created_at, id), the order a conversation was told in.
+        Each side is a range scan of the index over the window (both ends bound, so the
+        planner never walks the user's whole history) with a LIMIT.
+        """
+        if not anchors or radius < 1:
+            return []
+        params: dict[str, object] = {"user_id": user_id}
+        if types:
+            params["types"] = list(types)
+        for i, anchor in enumerate(anchors):
+            params |= {
+                f"id_{i}": anchor.id,
+                f"at_{i}": anchor.created_at,
+                f"lo_{i}": anchor.created_at - window,
+                f"hi_{i}": anchor.created_at + window,
+                f"source_{i}": anchor.source,
+            }
+        rows = await self.session.execute(_statement(len(anchors), radius, bool(types)), params)
+        ranked: dict[tuple[int, bool], list[tuple[datetime, int]]] = {}
+        for row in rows:
+            ranked.setdefault((int(row.anchor_id), bool(row.before)), []).append(
+                (row.created_at, int(row.id))
+            )
+        found: list[Neighbour] = []
+        for (anchor_id, before), side in ranked.items():
+            side.sort(reverse=before)  # nearest first on both sides
+            sign = -1 if before else 1
+            found += [
+                Neighbour(anchor_id, memory_id, sign * place)
+                for place, (_, memory_id) in enumerate(side, start=1)
+            ]
+        return found
+
+
+@lru_cache(maxsize=128)
+def _statement(anchors: int, radius: int, with_types: bool) -> CompoundSelect[Any]:
+    """The UNION ALL of every side's keyset walk, with bound parameters.
+
+    Built once per shape and reused, so SQLAlchemy's compiled cache is hit: building ten
+    sub-selects per recall would cost more than running them.
+    """
+    return union_all(
+        *[_side(i, before, radius, with_types) for i in range(anchors) for before in (True, False)]
+    )
+
+
+def _side(i: int, before: bool, radius: int, with_types: bool) -> Select[Any]:
+    m = UserMemory
+    at = bindparam(f"at_{i}", type_=m.created_at.type)
+    anchor_id = bindparam(f"id_{i}", type_=BigInteger())
+    if before:
+        bound = m.created_at.between(bindparam(f"lo_{i}", type_=m.created_at.type), at)
+        position = or_(m.created_at < at, m.id < anchor_id)
+        order = (m.created_at.desc(), m.id.desc())
+    else:
+        bound = m.created_at.between(at, bindparam(f"hi_{i}", type_=m.created_at.type))
+        position = or_(m.created_at > at, m.id > anchor_id)
+        order = (m.created_at.asc(), m.id.asc())
+    stmt = select(m.id, m.created_at).where(
+        m.user_id == bindparam("user_id"),
+        bound,
+        position,
+        m.id != anchor_id,
+        m.source.is_not_distinct_from(bindparam(f"source_{i}", type_=String())),
+    )
+    if with_types:
+        stmt = stmt.where(m.memory_type.in_(bindparam("types", expanding=True)))
+    side = stmt.order_by(*order).limit(radius).subquery()
+    return select(
+        anchor_id.label("anchor_id"),
+        literal(before).label("before"),
+        side.c.id,
+        side.c.created_at,
+    )

@@ -1,0 +1,64 @@
+"""SQL for rebuilding the inverted index after the analyzer changed (a new stemmer,
+stopword list or n-gram rule): postings and lengths are rewritten, nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import MemoryTerm, MemoryUser, UserMemory
+
+
+class ReindexRepository:
+    """Keyset walks over users and memories, and the index rewrites, for one session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def user_ids(self, after: str | None, limit: int) -> list[str]:
+        """User ids in order, after ``after``."""
+        stmt = select(MemoryUser.user_id).order_by(MemoryUser.user_id).limit(limit)
+        if after is not None:
+            stmt = stmt.where(MemoryUser.user_id > after)
+        return [str(u) for u in (await self.session.execute(stmt)).scalars()]
+
+    async def contents(self, user_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:
+        """(id, content) of the user's memories with id > ``after_id``, in id order."""
+        m = UserMemory
+        stmt = (
+            select(m.id, m.content)
+            .where(m.user_id == user_id, m.id > after_id)
+            .order_by(m.id)
+            .limit(limit)
+        )
+        return [(int(i), str(c)) for i, c in await self.session.execute(stmt)]
+
+    async def drop_postings(self, user_id: str, memory_ids: Sequence[int]) -> None:
+        """Delete these memories' postings (the index is rewritten right after)."""
+        await self.session.execute(
+            delete(MemoryTerm).where(
+                MemoryTerm.user_id == user_id, MemoryTerm.memory_id.in_(memory_ids)
+            )
+        )
+
+    async def set_doc_lengths(self, user_id: str, lengths: Mapping[int, int]) -> None:
+        """Store each memory's new indexed length (one executemany)."""
+        if not lengths:
+            return
+        await self.session.execute(
+            update(UserMemory),
+            [{"id": memory_id, "doc_length": length} for memory_id, length in lengths.items()],
+        )
+
+    async def refresh_total_length(self, user_id: str) -> None:
+        """Recompute the user's total indexed length from the memories, in SQL."""
+        total = (
+            select(func.coalesce(func.sum(UserMemory.doc_length), 0))
+            .where(UserMemory.user_id == user_id)
+            .scalar_subquery()
+        )
+        await self.session.execute(
+            update(MemoryUser).where(MemoryUser.user_id == user_id).values(total_doc_length=total)
+        )

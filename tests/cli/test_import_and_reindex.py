@@ -1,0 +1,143 @@
+"""``jarvis-memory import memorybank`` and ``jarvis-memory reindex``, end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from api.cli import main
+from models import MemoryTerm, MemoryUser
+from services.analysis import TextAnalyzer
+from services.db import Database
+from services.errors import InvalidInput
+from services.importers.memorybank import load_memorybank
+from services.reindex import ReindexResult, reindex
+from services.repositories.reindex import ReindexRepository
+from services.repositories.search import SearchRepository
+from tests.conftest import BACKENDS
+from tests.db_backends import fresh_database
+from tests.factories import Services
+
+# The shape of the MemoryBank file, written by the test (the dataset is never copied here).
+HISTORY: dict[str, Any] = {
+    "张曼婷": {
+        "name": "张曼婷",
+        "summary": {},
+        "history": {
+            "2023-04-28": [
+                {"query": "今天我去了绿禾公园散步", "response": "你看到了什么有趣的景色？"},
+                {"query": "一只超级可爱的松鼠！", "response": ""},
+            ],
+            "2023-04-27": [
+                {"query": "我很喜欢绘画、弹钢琴和品茶", "response": "有很多关于绘画的书可以推荐"}
+            ],
+        },
+    },
+    " Jason ": {
+        "history": {"2023-05-01": [{"query": "I love hiking", "response": "Nice!"}]},
+    },
+}
+
+
+async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    code = await asyncio.to_thread(main, list(argv))
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip() else None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_import_memorybank_then_recall(
+    backend: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "memory_bank_cn.json"
+    path.write_text(json.dumps(HISTORY, ensure_ascii=False), encoding="utf-8")
+    async with fresh_database(backend, tmp_path) as url:
+        monkeypatch.setenv("DATABASE_URL", url)
+        assert (await _run(capsys, "migrate"))[0] == 0
+        code, imported = await _run(capsys, "import", "memorybank", str(path))
+        assert code == 0
+        assert imported == [
+            {"name": "张曼婷", "user_id": "memorybank-01", "messages": 5, "memories": 5},
+            {"name": "Jason", "user_id": "memorybank-02", "messages": 2, "memories": 2},
+        ]
+        code, hits = await _run(capsys, "recall", "memorybank-01", "松鼠", "--no-track")
+        memory = hits[0]["memory"]
+        assert memory["content"] == "一只超级可爱的松鼠！"
+        assert memory["source"] == "memorybank"
+        assert memory["metadata"] == {
+            "user_name": "张曼婷",
+            "date": "2023-04-28",
+            "turn": 2,
+            "speaker": "user",
+        }
+        assert memory["created_at"] == "2023-04-28T00:02:00Z"
+        # The day's earlier messages are its session: they come along (continuity).
+        contents = [h["memory"]["content"] for h in hits]
+        assert "你看到了什么有趣的景色？" in contents
+        assert "有很多关于绘画的书可以推荐" not in contents  # another day
+        code, hits = await _run(capsys, "recall", "memorybank-02", "hiking", "--no-track")
+        assert hits[0]["memory"]["content"] == "I love hiking"
+        code, again = await _run(capsys, "reindex", "--user", "memorybank-01")
+        assert (code, again) == (0, {"users": 1, "memories": 5})
+        code, everyone = await _run(capsys, "reindex")
+        assert (code, everyone) == (0, {"users": 2, "memories": 7})
+        code, _ = await _run(capsys, "import", "memorybank", str(tmp_path / "missing.json"))
+        assert code == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[]", "non-empty object"),
+        ("{not json", "cannot read"),
+        ('{"a": {"summary": {}}}', "has no history"),
+        ('{"a": {"history": []}}', "object of dates"),
+        ('{"a": {"history": {"May 1": []}}}', "YYYY-MM-DD"),
+        ('{"a": {"history": {"2023-05-01": {}}}}', "list of query/response pairs"),
+    ],
+)
+def test_malformed_files_are_refused(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InvalidInput, match=message):
+        load_memorybank(path)
+
+
+async def test_reindex_rebuilds_postings_and_lengths(
+    services: Services, db: Database, analyzer: TextAnalyzer
+) -> None:
+    kept = await services.add("u", "I drink green tea every morning")
+    other = await services.add("v", "Green tea for Vera")
+    # An index written by an older analyzer: postings gone, lengths wrong.
+    async with db.unit_of_work() as session:
+        await SearchRepository(session).unindex("u", kept.id)
+        await ReindexRepository(session).set_doc_lengths("u", {kept.id: 99})
+        await ReindexRepository(session).refresh_total_length("u")
+    assert await services.recall("u", "green tea") == []
+
+    assert await reindex(db, analyzer, "u") == ReindexResult(users=1, memories=1)
+    kept = await services.get("u", kept.id)
+    assert [h.memory.id for h in await services.recall("u", "green tea")] == [kept.id]
+    async with db.unit_of_work() as session:
+        terms = set(
+            (
+                await session.execute(
+                    select(MemoryTerm.term).where(
+                        MemoryTerm.user_id == "u", MemoryTerm.memory_id == kept.id
+                    )
+                )
+            ).scalars()
+        )
+        total = await session.get(MemoryUser, "u", populate_existing=True)
+    assert terms == set(analyzer.terms(kept.content))
+    assert total is not None
+    assert total.total_doc_length == kept.doc_length == sum(analyzer.terms(kept.content).values())
+    assert [h.memory.id for h in await services.recall("v", "green tea")] == [other.id]

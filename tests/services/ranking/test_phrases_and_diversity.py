@@ -1,0 +1,60 @@
+"""The phrase signal and MMR, on plain text."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.ranking.diversity import jaccard, mmr_order
+from services.ranking.phrases import fold, phrase_score, query_phrases, text_features
+from services.text import get_tokenizer
+
+
+def score(query: str, content: str) -> float:
+    return phrase_score(query_phrases(query, get_tokenizer()), text_features(content))
+
+
+def test_adjacent_words_count_after_stemming() -> None:
+    assert score("green tea", "I drink green teas daily") == 1.0
+    assert score("green tea", "tea that is green") == 0.0
+    # Two pairs, "sister lives" and "lives lisbon"; only the first is said.
+    assert score("sister lives Lisbon", "my sister lives in Porto, near Lisbon") == 0.5
+    assert score("tea", "green tea") == 0.0  # one word: no phrase to match
+
+
+def test_quoted_phrases_match_whole_words() -> None:
+    # The quoted phrase weighs 2; of the word pairs (song, four) and (four, season), one
+    # is said: (2 + 1) / (2 + 2).
+    assert score('the song "The Four Seasons"', "She played The Four Seasons by Vivaldi") == 0.75
+    assert score('"The Four Seasons"', "the four seasons") == 1.0
+    assert score('"art"', "a party") == 0.0
+    assert score("「小王子」", "我推荐《小王子》") == 1.0
+
+
+def test_chinese_three_and_four_grams() -> None:
+    # 项目经理 → 3-grams 项目经, 目经理 and the 4-gram itself: all found.
+    assert score("项目经理", "新来的项目经理人很好") == 1.0
+    assert score("项目经理", "这个项目由经理负责") == 0.0
+    assert score("项目经理", "项目经费") == pytest.approx(1 / 3)  # 项目经 only
+
+
+def test_fold() -> None:
+    assert fold("Hello, World!  你好，世界") == " hello world 你好 世界 "
+
+
+def test_mmr_prefers_variety_and_keeps_order_at_lambda_one() -> None:
+    terms = {
+        "a": frozenset({"tea", "green", "morning"}),
+        "b": frozenset({"tea", "green", "morning"}),
+        "c": frozenset({"coffee", "lunch"}),
+    }
+    scores = {"a": 1.0, "b": 0.95, "c": 0.8}
+    ranked = ["a", "b", "c"]
+    plain = mmr_order(ranked, scores, terms.__getitem__, lam=1.0, pool=10, limit=3)
+    assert plain == [("a", 0.0), ("b", 0.0), ("c", 0.0)]
+    varied = mmr_order(ranked, scores, terms.__getitem__, lam=0.7, pool=10, limit=3)
+    assert [k for k, _ in varied] == ["a", "c", "b"]
+    assert varied[2][1] == 1.0  # b repeats a word for word
+    # Outside the pool the order is the score order.
+    tail = mmr_order(ranked, scores, terms.__getitem__, lam=0.7, pool=1, limit=3)
+    assert [k for k, _ in tail] == ["a", "b", "c"]
+    assert jaccard(frozenset(), frozenset()) == 0.0
