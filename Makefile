@@ -48,7 +48,7 @@ eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (g
 	$(BIN)/jarvis-memory eval locomo --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
-	$(BIN)/python -m bench --scale $(SCALE)
+	$(BIN)/python -m bench --scale $(SCALE) --readme README.md
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md

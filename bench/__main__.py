@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from bench.readme import update_readme
 from bench.report import render_text, write_json, write_markdown
 from bench.runner import DEFAULT_SEED, run_bench
 from bench.scales import SCALES
@@ -21,6 +22,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", choices=list(SCALES), default="small")
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
     parser.add_argument("--markdown", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="also rewrite this README's generated performance section (make bench does)",
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(
         "--pg-url",
@@ -39,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     print(render_text(results))
     write_json(results, args.json)
     write_markdown(results, args.markdown)
-    print(f"\nwrote {args.json} and {args.markdown}", file=sys.stderr)
+    readme = " and README.md" if args.readme and update_readme(results, args.readme) else ""
+    print(f"\nwrote {args.json}, {args.markdown}{readme}", file=sys.stderr)
     return 0
 
 
