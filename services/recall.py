@@ -40,7 +40,7 @@ from services.ranking.semantic import SemanticSource
 from services.ranking.signals import Contribution, contributions, fused_score, recency
 from services.ranking.understanding import QueryUnderstanding, understand
 from services.relevance import term_weights
-from services.repositories.memories import MemoryRepository
+from services.repositories.memories import MemoryRepository, MemorySketch
 from services.repositories.neighbours import Anchor, NeighbourRepository
 from services.repositories.search import SearchRepository
 from services.settings import Settings, SignalWeights
@@ -81,7 +81,7 @@ class _Candidates:
     relevance: dict[int, float]  # BM25 / the best BM25
     similar: dict[int, float]  # semantic similarity
     continuity: dict[int, Continuity]
-    rows: dict[int, UserMemory]
+    rows: dict[int, MemorySketch]
 
 
 class RecallService:
@@ -187,9 +187,11 @@ class RecallService:
             pool=s.recall_mmr_pool,
             limit=top_k,
         )
+        # Only the memories returned are loaded whole.
+        full = await self.memories.get_many(user_id, [mid for mid, _ in ordered])
         hits = [
             RecallHit(
-                memory=pool.rows[mid],
+                memory=full[mid],
                 score=scores[mid],
                 relevance=values[mid]["lexical"],
                 importance=pool.rows[mid].importance_score,
@@ -215,10 +217,10 @@ class RecallService:
         similar = await self._semantic(user_id, query, weights)
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
-        rows = await self.memories.get_many(user_id, list({**relevance, **similar}))
+        rows = await self.memories.sketches(user_id, list({**relevance, **similar}))
         continuity = await self._continuity(user_id, relevance, rows, weights, types)
         rows.update(
-            await self.memories.get_many(user_id, [mid for mid in continuity if mid not in rows])
+            await self.memories.sketches(user_id, [mid for mid in continuity if mid not in rows])
         )
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
@@ -227,7 +229,7 @@ class RecallService:
     def _text_and_time(
         self,
         understood: QueryUnderstanding,
-        memory: UserMemory,
+        memory: MemorySketch,
         features: TextFeatures | None,
         weights: SignalWeights,
         now: datetime,
@@ -279,7 +281,7 @@ class RecallService:
         self,
         user_id: str,
         relevance: dict[int, float],
-        rows: dict[int, UserMemory],
+        rows: dict[int, MemorySketch],
         weights: SignalWeights,
         types: Sequence[str],
     ) -> dict[int, Continuity]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -20,6 +21,18 @@ Order = Literal["importance", "recent"]
 # Bound parameters per statement stay well under asyncpg's 32,767.
 IDS_PER_STATEMENT = 5000
 INSERT_ROWS_PER_STATEMENT = 500
+
+
+@dataclass(frozen=True)
+class MemorySketch:
+    """The columns ranking reads: cheap to load by the hundred (no JSON to decode)."""
+
+    id: int
+    content: str
+    importance_score: float
+    created_at: datetime
+    source: str | None
+    memory_type: str
 
 
 class MemoryRepository:
@@ -59,6 +72,20 @@ class MemoryRepository:
             self._scoped(user_id).where(UserMemory.content_hash == content_hash)
         )
         return result.scalar_one_or_none()
+
+    async def sketches(self, user_id: str, ids: Sequence[int]) -> dict[int, MemorySketch]:
+        """Ranking columns of these memories of this user (missing ids are absent)."""
+        m = UserMemory
+        columns = (m.id, m.content, m.importance_score, m.created_at, m.source, m.memory_type)
+        found: dict[int, MemorySketch] = {}
+        for start in range(0, len(ids), IDS_PER_STATEMENT):
+            result = await self.session.execute(
+                select(*columns).where(
+                    m.user_id == user_id, m.id.in_(ids[start : start + IDS_PER_STATEMENT])
+                )
+            )
+            found.update((int(row[0]), MemorySketch(*row)) for row in result)
+        return found
 
     async def get_by_hashes(self, user_id: str, hashes: Sequence[str]) -> dict[str, UserMemory]:
         """The user's memories holding any of these normalized contents, by hash."""
