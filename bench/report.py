@@ -282,8 +282,8 @@ load below reproduces the service exactly; the load table shows what was measure
 **Loading** (bench/load.py, bench/replay.py). Tenants are bulk-loaded (executemany on
 SQLite, COPY on PostgreSQL) with exactly the rows `MemoryService.add_many` would write:
 `tests/bench/test_equivalence.py` compares every table on both databases. Scores are
-written by the service's SQL (`scoring_sql.rescore_update`). PostgreSQL is ANALYZEd after
-loading, as autovacuum would do; {
+written by the service's SQL (`scoring_sql.rescore_update`). PostgreSQL is VACUUM ANALYZEd
+after loading, as autovacuum would do; {
         f"it holds {filler:,} memories in all (filler tenants)"
         if filler
         else "it holds the measured tenants only"
