@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from models import UserMemory
-from services.analysis import AnalyzedText, content_similarity
+from services.analysis import AnalyzedText, content_similarity, jaccard
 from services.near_duplicates import probe
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import SearchRepository
@@ -28,6 +28,21 @@ from services.settings import Settings
 # Verified candidates per new text, most probe terms first (a true near-duplicate holds
 # nearly all of them, so it ranks at the top).
 NEAR_DUPLICATE_CANDIDATES = 20
+
+
+def _most_held(probe: tuple[list[str], int], holders: Mapping[str, set[int]]) -> list[int]:
+    """The memories holding at least ``need`` probe terms, most held first (then newest).
+
+    A memory holding ``need`` of the k probe terms holds one of any k - need + 1 of them,
+    so the rarest k - need + 1 give every candidate; only those are counted.
+    """
+    terms, need = probe
+    prefix = terms[: len(terms) - need + 1]
+    candidates = set().union(*(holders.get(t, set()) for t in prefix))
+    held_by = [holders.get(t, set()) for t in terms]
+    held = {i: sum(i in h for h in held_by) for i in candidates}
+    ranked = sorted((i for i, n in held.items() if n >= need), key=lambda i: (-held[i], -i))
+    return ranked[:NEAR_DUPLICATE_CANDIDATES]
 
 
 class FrequencyTracker:
@@ -40,43 +55,45 @@ class FrequencyTracker:
         self.search = search
         self.settings = settings
 
-    async def find_near_duplicate(
-        self, user_id: str, analysis: AnalyzedText, frequencies: Mapping[str, int] | None = None
-    ) -> tuple[UserMemory, float] | None:
-        """The stored memory most similar to this text among its near-duplicates.
+    async def find_near_duplicates(
+        self,
+        user_id: str,
+        analyses: Sequence[AnalyzedText],
+        frequencies: Mapping[str, int],
+    ) -> list[tuple[UserMemory, float] | None]:
+        """Per text, the stored memory most similar to it among its near-duplicates.
 
         Candidates come from the prefix filter (services/near_duplicates.py): exact for
-        the term-set threshold, and a handful of index lookups however large the user.
-        ``frequencies`` (the user's document frequencies of at least this text's terms)
-        saves a lookup when a batch fetched them for all its texts at once.
+        the term-set threshold. A whole batch costs three lookups however many texts it
+        holds: the postings of every probe term, the term sets of every candidate, and
+        the rows of the candidates that pass the term-set test (one round trip per text
+        made batch ingest wait on the database). ``frequencies`` are the user's document
+        frequencies of at least these texts' terms.
         """
-        if not analysis.terms:
-            return None
         threshold = self.settings.near_duplicate_threshold
-        if frequencies is None:
-            frequencies = await self.search.document_frequencies(user_id, list(analysis.terms))
-        probe_terms, need = probe(analysis.terms, threshold, frequencies)
-        if sum(1 for t in probe_terms if t in frequencies) < need:
-            return None  # too many of the text's terms are new to this user
-        ids = await self.search.memories_holding(
-            user_id, probe_terms, need, NEAR_DUPLICATE_CANDIDATES
-        )
-        overlaps = await self.search.overlaps(user_id, ids, list(analysis.terms))
-        size = len(analysis.terms)
-        close = [
-            i
-            for i, (shared, total) in overlaps.items()
-            if shared / (size + total - shared) >= threshold
-        ]
-        if not close:
-            return None
-        rows = await self.memories.get_many(user_id, close)
-        best: tuple[UserMemory, float] | None = None
-        for memory_id in close:
-            similarity = content_similarity(analysis.normalized, rows[memory_id].content)
-            if similarity >= threshold and (best is None or similarity > best[1]):
-                best = rows[memory_id], similarity
-        return best
+        probes: list[tuple[list[str], int] | None] = []
+        for analysis in analyses:
+            probe_terms, need = probe(analysis.terms, threshold, frequencies)
+            known = [t for t in probe_terms if t in frequencies]
+            # Too many of the text's terms are new to this user for any to be close.
+            probes.append((known, need) if analysis.terms and len(known) >= need else None)
+        holders = await self.search.holders({t for p in probes if p for t in p[0]}, user_id)
+        candidates = [_most_held(p, holders) if p else [] for p in probes]
+        term_sets = await self.search.term_sets(user_id, {i for c in candidates for i in c})
+        close: list[list[int]] = []
+        for analysis, ids in zip(analyses, candidates, strict=True):
+            terms = set(analysis.terms)
+            close.append([i for i in ids if jaccard(terms, term_sets.get(i, set())) >= threshold])
+        rows = await self.memories.get_many(user_id, sorted({i for c in close for i in c}))
+        found: list[tuple[UserMemory, float] | None] = []
+        for analysis, ids in zip(analyses, close, strict=True):
+            best: tuple[UserMemory, float] | None = None
+            for memory_id in ids:
+                similarity = content_similarity(analysis.normalized, rows[memory_id].content)
+                if similarity >= threshold and (best is None or similarity > best[1]):
+                    best = rows[memory_id], similarity
+            found.append(best)
+        return found
 
     async def record_mention(self, memory: UserMemory, now: datetime, times: int = 1) -> None:
         """The user said it again (``times`` times): mention and frequency counts, in SQL."""

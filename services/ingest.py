@@ -86,6 +86,13 @@ class BatchIngest:
         frequencies = await self.search.document_frequencies(
             user_id, [t for s in statements for t in s.analysis.terms]
         )
+        # Stored memories do not change while the batch is decided, so every statement's
+        # stored near-duplicate is looked up at once, in three statements in all.
+        probed = [s for s in statements if s.analysis.content_hash not in stored]
+        found = await self.frequency.find_near_duplicates(
+            user_id, [s.analysis for s in probed], frequencies
+        )
+        stored_duplicates = {id(s): f for s, f in zip(probed, found, strict=True)}
         new: list[_NewMemory] = []
         new_by_hash: dict[str, int] = {}
         index = TermSetIndex(self.settings.near_duplicate_threshold)
@@ -100,8 +107,8 @@ class BatchIngest:
             elif a.content_hash in new_by_hash:
                 target = ("new", new_by_hash[a.content_hash])
             else:
-                target = await self._near_duplicate(
-                    user_id, statement, new, index, stored, frequencies
+                target = self._near_duplicate(
+                    statement, new, index, stored, stored_duplicates[id(statement)]
                 )
             if target is None:
                 new_by_hash[a.content_hash] = len(new)
@@ -134,16 +141,15 @@ class BatchIngest:
             for (kind, i), s in zip(targets, statements, strict=True)
         ]
 
-    async def _near_duplicate(
+    def _near_duplicate(
         self,
-        user_id: str,
         statement: Statement,
         new: list[_NewMemory],
         index: TermSetIndex,
         stored: dict[str, UserMemory],
-        frequencies: dict[str, int],
+        found: tuple[UserMemory, float] | None,
     ) -> tuple[str, int] | None:
-        """The most similar near-duplicate, stored or earlier in this batch, if any."""
+        """The most similar near-duplicate, stored (``found``) or earlier in this batch."""
         a = statement.analysis
         threshold = self.settings.near_duplicate_threshold
         best: tuple[str, int] | None = None
@@ -156,7 +162,6 @@ class BatchIngest:
             similarity = content_similarity(a.normalized, earlier.content)
             if similarity >= threshold and similarity > best_similarity:
                 best, best_similarity = ("new", i), similarity
-        found = await self.frequency.find_near_duplicate(user_id, a, frequencies)
         if found is not None and found[1] > best_similarity:
             memory = found[0]
             stored.setdefault(memory.content_hash, memory)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,39 +175,35 @@ class SearchRepository:
         result = await self.session.execute(stmt)
         return [(int(mid), float(s)) for mid, s in result]
 
-    async def memories_holding(
-        self, user_id: str, terms: Sequence[str], need: int, limit: int
-    ) -> list[int]:
-        """Memories holding at least ``need`` of ``terms``, those holding most first."""
-        if not terms:
-            return []
+    async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
+        """Per term, the user's memories holding it (its whole posting list)."""
         t = MemoryTerm
-        held = func.count()
-        memory_id = group_key(t.memory_id)
-        result = await self.session.execute(
-            select(memory_id)
-            .where(t.user_id == user_id, t.term.in_(terms))
-            .group_by(memory_id)
-            .having(held >= need)
-            .order_by(held.desc(), memory_id.desc())
-            .limit(limit)
-        )
-        return [int(i) for i in result.scalars()]
+        unique = sorted(terms)
+        found: dict[str, set[int]] = {}
+        for start in range(0, len(unique), ROWS_PER_INSERT):
+            result = await self.session.execute(
+                select(t.term, t.memory_id).where(
+                    t.user_id == user_id, t.term.in_(unique[start : start + ROWS_PER_INSERT])
+                )
+            )
+            for term, memory_id in result:
+                found.setdefault(term, set()).add(int(memory_id))
+        return found
 
-    async def overlaps(
-        self, user_id: str, memory_ids: Sequence[int], terms: Sequence[str]
-    ) -> dict[int, tuple[int, int]]:
-        """Per memory: how many of ``terms`` it holds, and how many terms it has."""
-        if not memory_ids:
-            return {}
+    async def term_sets(self, user_id: str, memory_ids: Collection[int]) -> dict[int, set[str]]:
+        """Each memory's index terms (from the covering index on memory id)."""
         t = MemoryTerm
-        shared = func.sum(case((t.term.in_(sorted(set(terms))), 1), else_=0))
-        result = await self.session.execute(
-            select(t.memory_id, shared, func.count())
-            .where(t.user_id == user_id, t.memory_id.in_(memory_ids))
-            .group_by(t.memory_id)
-        )
-        return {int(m): (int(s), int(n)) for m, s, n in result}
+        unique = sorted(memory_ids)
+        found: dict[int, set[str]] = {}
+        for start in range(0, len(unique), ROWS_PER_INSERT):
+            result = await self.session.execute(
+                select(t.memory_id, t.term).where(
+                    t.user_id == user_id, t.memory_id.in_(unique[start : start + ROWS_PER_INSERT])
+                )
+            )
+            for memory_id, term in result:
+                found.setdefault(int(memory_id), set()).add(term)
+        return found
 
     async def postings(
         self, user_id: str, memory_ids: Sequence[int], terms: Sequence[str]
