@@ -141,6 +141,18 @@ _GENERIC_EXCLUDED = frozenset(
         "gosh",
         "goodness",
         "lord",
+        # Groups and passions: "my family is awesome", "my art is about healing".
+        "family",
+        "friends",
+        "kids",
+        "children",
+        "parents",
+        "art",
+        "passion",
+        "motivation",
+        "inspiration",
+        "story",
+        "way",
     ]
 )
 _GENERIC_EXCLUDED_ZH = frozenset(

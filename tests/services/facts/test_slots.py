@@ -62,6 +62,7 @@ def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None
         "我在找工作",
         "我叫了外卖",
         "我的意思是不要",  # an opinion, not an attribute
+        "My family is awesome - me, the missus and the kids",
         "我的工作很忙",  # a state
         "你住在哪里？",
         "我妈妈住在南京",  # someone else's residence
