@@ -181,19 +181,29 @@ class MemoryService:
         outcomes: Sequence[Outcome],
         now: datetime,
     ) -> None:
-        """Run the fact corrector over the memories this batch created, in stated order.
+        """Run the fact corrector over the memories this batch stated, in stated order.
 
-        A statement merged into an existing memory is a repeat, not a new fact: it
-        changes no link (repeating a superseded fact word for word does not revive it;
-        the restore API does).
+        A new memory is a new fact. A repeat of a current memory changes nothing, but a
+        repeat of a *superseded* one of the same slot says the old value again ("I live
+        in Beijing" after "I moved to Shanghai"): it is current again and supersedes,
+        as of the repeat, what replaced it.
         """
+        repeated = {
+            o.memory_id for o, f in zip(outcomes, facts, strict=True) if o.merged and f is not None
+        }
+        superseded = await self.facts.superseded_slots(user_id, sorted(repeated))
         incoming: list[SlotFact] = []
         seen: set[int] = set()
         for item, fact, outcome in zip(items, facts, outcomes, strict=True):
-            if fact is None or outcome.merged or outcome.memory_id in seen:
+            if fact is None or outcome.memory_id in seen:
                 continue
-            seen.add(outcome.memory_id)
             said = item.created_at or now
+            if outcome.merged:
+                if superseded.get(outcome.memory_id) != fact.slot:
+                    continue
+                said = now  # the old value, said again now
+                await self.facts.clear(user_id, outcome.memory_id)
+            seen.add(outcome.memory_id)
             incoming.append(SlotFact(outcome.memory_id, fact.slot, fact.value, said))
         await self.corrector.correct(user_id, incoming, now)
 

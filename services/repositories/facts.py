@@ -87,6 +87,30 @@ class FactRepository:
             )
         return ids
 
+    async def superseded_slots(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
+        """Of these memories, the superseded ones that have a slot: id → slot."""
+        if not ids:
+            return {}
+        m = UserMemory
+        rows = await self.session.execute(
+            select(m.id, m.fact_slot).where(
+                m.user_id == user_id,
+                m.id.in_(list(ids)),
+                m.superseded_by_id.is_not(None),
+                m.fact_slot.is_not(None),
+            )
+        )
+        return {int(i): str(s) for i, s in rows}
+
+    async def clear(self, user_id: str, memory_id: int) -> None:
+        """This memory is current again (its superseded link is removed)."""
+        await self.session.execute(
+            update(UserMemory)
+            .where(UserMemory.user_id == user_id, UserMemory.id == memory_id)
+            .values(superseded_by_id=None, superseded_at=None)
+            .execution_options(synchronize_session=False)
+        )
+
     async def successor(self, user_id: str, memory_id: int) -> int | None:
         """The memory that superseded this one (None: current, or not this user's)."""
         m = UserMemory

@@ -191,3 +191,22 @@ async def test_continuity_neighbours_leave_superseded_out(services: Services) ->
     ids = [m.id for m in await _recalled(services, "u", "new sofa living room colour")]
     assert hit.id in ids
     assert old.id not in ids
+
+
+async def test_repeating_a_superseded_fact_makes_it_current_again(
+    services: Services, clock: FakeClock
+) -> None:
+    beijing = await services.add("u", "我住在北京")
+    clock.advance(days=1)
+    shanghai = await services.add("u", "我搬到上海了")
+    clock.advance(days=1)
+    again = await services.add("u", "我住在北京。")  # merges into the first memory
+    assert again.id == beijing.id
+    assert (again.superseded_by_id, again.superseded_at) == (None, None)
+    old = await services.get("u", shanghai.id)
+    assert (old.superseded_by_id, old.superseded_at) == (beijing.id, clock.now)
+    # Repeating the current fact changes nothing.
+    clock.advance(days=1)
+    await services.add("u", "我住在北京")
+    assert (await services.get("u", beijing.id)).superseded_by_id is None
+    assert (await services.get("u", shanghai.id)).superseded_by_id == beijing.id
