@@ -37,6 +37,9 @@ def memory_out(memory: UserMemory, merged: bool | None = None) -> MemoryOut:
             scored_at=memory.scored_at,
         ),
         escalated_at=memory.escalated_at,
+        fact_slot=memory.fact_slot,
+        superseded_by_id=memory.superseded_by_id,
+        superseded_at=memory.superseded_at,
         merged=merged,
     )
 

@@ -71,6 +71,12 @@ class LinkIn(_Strict):
     weight: Annotated[float, Field(gt=0, le=100)] = 1.0
 
 
+class SupersedeIn(_Strict):
+    """The newer memory (of the same user) that replaces this one."""
+
+    by: Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
 class RecallIn(_Strict):
     """What the assistant is about to answer; empty means "what matters most"."""
 
@@ -79,6 +85,9 @@ class RecallIn(_Strict):
     explain: bool = False
     track: bool = True
     types: list[MemoryType] = Field(default_factory=list)
+    include_superseded: bool = Field(
+        default=False, description="Also recall memories a newer fact replaced (marked)."
+    )
 
 
 class ScoresOut(BaseModel):
@@ -116,6 +125,9 @@ class MemoryOut(BaseModel):
     importance_level: Level
     scores: ScoresOut
     escalated_at: datetime | None
+    fact_slot: str | None = Field(description='What it states, e.g. "residence" (fact correction)')
+    superseded_by_id: int | None = Field(description="The newer memory that replaced it")
+    superseded_at: datetime | None
     merged: bool | None = None
 
 

@@ -9,6 +9,9 @@ COPY on PostgreSQL:
 - ``user_memories``: content, hash, type, emotion, topics, doc length and counts from
   ``TextAnalyzer`` and the replay (bench/replay.py); ids are assigned here, in
   creation order, exactly as the database would have assigned them to a lone writer;
+- the fact columns (``fact_slot``, ``superseded_by_id``, ``superseded_at``) from
+  ``extract_fact`` and the same order rule as the service's corrector
+  (services/facts/resolve.py), over the created memories in creation order;
 - ``memory_terms``, ``memory_term_stats``, ``memory_topics``, ``memory_associations``,
   ``memory_users`` and ``memory_score_history`` from the analyses and the replay;
 - then the scores themselves with the service's own SQL (``scoring_sql.rescore_update``)
@@ -33,6 +36,8 @@ from bench.plan import METADATA, SOURCE, Plan
 from bench.replay import Replay, replay
 from models import Base, UserMemory
 from services.db import Database
+from services.facts.resolve import SlotFact, supersessions
+from services.facts.slots import extract_fact
 from services.repositories import scoring_sql
 from services.settings import Settings
 
@@ -97,9 +102,22 @@ async def _insert(db: Database, name: str, rows: Iterable[dict[str, Any]]) -> in
     return count
 
 
+def _superseded(plan: Plan, first_id: int) -> tuple[dict[int, str], dict[int, int]]:
+    """Each created memory's fact slot (by id), and old id → the id that superseded it."""
+    slots: dict[int, str] = {}
+    incoming: list[SlotFact] = []
+    for statement, m, creates in zip(plan.statements, plan.memory_of, plan.creates, strict=True):
+        fact = extract_fact(statement.content) if creates else None
+        if fact is not None:
+            slots[first_id + m] = fact.slot
+            incoming.append(SlotFact(first_id + m, fact.slot, fact.value, statement.created_at))
+    return slots, supersessions([], incoming)
+
+
 def _memory_rows(
     user_id: str, plan: Plan, state: Replay, first_id: int, now: datetime
 ) -> Iterator[dict[str, Any]]:
+    slots, replaced = _superseded(plan, first_id)
     for statement, analysis, m, creates in zip(
         plan.statements, plan.analyses, plan.memory_of, plan.creates, strict=True
     ):
@@ -134,6 +152,9 @@ def _memory_rows(
             "scored_at": None,
             "escalated_at": None,
             "escalation_acknowledged_at": None,
+            "fact_slot": slots.get(first_id + m),
+            "superseded_by_id": replaced.get(first_id + m),
+            "superseded_at": now if first_id + m in replaced else None,
         }
 
 

@@ -30,6 +30,10 @@ class UserMemory(Base):
         # order=recent keyset pagination.
         Index("ix_user_memories_user_created", "user_id", "created_at", "id"),
         Index("ix_user_memories_user_escalated", "user_id", "escalated_at"),
+        # Fact correction (seed 001 §3.4): the current memory of a slot, and the memories a
+        # memory superseded (restored when it is deleted; left out of recall cheaply).
+        Index("ix_user_memories_user_slot", "user_id", "fact_slot"),
+        Index("ix_user_memories_user_superseded_by", "user_id", "superseded_by_id"),
     )
 
     id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
@@ -65,6 +69,14 @@ class UserMemory(Base):
     scored_at: Mapped[datetime | None] = mapped_column(default=None)
     escalated_at: Mapped[datetime | None] = mapped_column(default=None)
     escalation_acknowledged_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    # Fact correction (seed 001 §3.4, services/facts): what this memory states a value of
+    # ("residence", "manager", "favorite:food", …), and the newer memory of the same user
+    # that replaced it. No foreign key: SQLite could only add one by rebuilding the table;
+    # the service keeps the link inside the user and repairs it when a memory is deleted.
+    fact_slot: Mapped[str | None] = mapped_column(String(64), default=None)
+    superseded_by_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    superseded_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class MemoryUser(Base):

@@ -63,3 +63,17 @@ class Forbidden(DomainError):
 
     code = "forbidden"
     status_code = 403
+
+
+class SupersedeCycle(DomainError):
+    """Superseding would make a memory (indirectly) supersede itself."""
+
+    code = "supersede_cycle"
+    status_code = 409
+
+
+class NotSuperseded(DomainError):
+    """Restore of a memory that nothing superseded."""
+
+    code = "not_superseded"
+    status_code = 409

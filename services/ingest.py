@@ -37,6 +37,7 @@ class Statement:
     metadata: dict[str, Any]
     created_at: datetime | None
     analysis: AnalyzedText
+    fact_slot: str | None = None  # services/facts/slots.py
 
 
 @dataclass
@@ -278,4 +279,5 @@ def _row(user_id: str, m: _NewMemory, now: datetime) -> dict[str, Any]:
         "topics": a.topics,
         "associated_count": 0,
         "doc_length": a.doc_length,
+        "fact_slot": s.fact_slot,
     }

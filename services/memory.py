@@ -22,11 +22,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from models import MemoryAssociation, MemoryScoreHistory, UserMemory
 from services.analysis import AnalyzedText, TextAnalyzer
 from services.clock import Clock
-from services.errors import DuplicateContent, InvalidInput, MemoryNotFound
+from services.errors import (
+    DuplicateContent,
+    InvalidInput,
+    MemoryNotFound,
+    NotSuperseded,
+    SupersedeCycle,
+)
+from services.facts.corrector import FactCorrector
+from services.facts.resolve import SlotFact
+from services.facts.slots import Fact, extract_fact
 from services.frequency import FrequencyTracker
 from services.impact import ImpactEvaluator
-from services.ingest import BatchIngest, Statement
+from services.ingest import BatchIngest, Outcome, Statement
 from services.repositories.associations import AssociationRepository
+from services.repositories.facts import FactRepository
 from services.repositories.memories import MemoryRepository, Order
 from services.repositories.search import SearchRepository
 from services.settings import Settings
@@ -117,6 +127,8 @@ class MemoryService:
         self.frequency = FrequencyTracker(self.memories, self.search, settings)
         self.impact = ImpactEvaluator(self.search, self.links, settings)
         self.ingest = BatchIngest(self.memories, self.search, self.links, self.frequency, settings)
+        self.facts = FactRepository(session)
+        self.corrector = FactCorrector(self.facts)
 
     async def get(self, user_id: str, memory_id: int) -> UserMemory:
         """One memory of this user; 404 for a missing one or another user's."""
@@ -132,7 +144,9 @@ class MemoryService:
     async def add_many(self, user_id: str, items: Sequence[NewMemory]) -> list[StoredMemory]:
         """Remember statements in order; a later item may merge into an earlier one.
 
-        The whole batch is written with a few bulk statements (services/ingest.py).
+        The whole batch is written with a few bulk statements (services/ingest.py). New
+        memories that set a fact slot then supersede the older memories of that slot
+        (services/facts), a later statement of the batch an earlier one.
         """
         check_user_id(user_id)
         cleaned = [self._clean(item) for item in items]
@@ -140,13 +154,58 @@ class MemoryService:
         analyses = await asyncio.to_thread(
             lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
         )
+        facts = [extract_fact(i.content) for i in cleaned]
         statements = [
-            Statement(i.content, i.memory_type, i.source, i.metadata, i.created_at, a)
-            for i, a in zip(cleaned, analyses, strict=True)
+            Statement(
+                i.content,
+                i.memory_type,
+                i.source,
+                i.metadata,
+                i.created_at,
+                a,
+                f.slot if f else None,
+            )
+            for i, a, f in zip(cleaned, analyses, facts, strict=True)
         ]
-        outcomes = await self.ingest.write(user_id, statements, self.clock())
+        now = self.clock()
+        outcomes = await self.ingest.write(user_id, statements, now)
+        await self._correct(user_id, cleaned, facts, outcomes, now)
         rows = await self.memories.get_many(user_id, sorted({o.memory_id for o in outcomes}))
         return [StoredMemory(rows[o.memory_id], o.merged) for o in outcomes]
+
+    async def _correct(
+        self,
+        user_id: str,
+        items: Sequence[NewMemory],
+        facts: Sequence[Fact | None],
+        outcomes: Sequence[Outcome],
+        now: datetime,
+    ) -> None:
+        """Run the fact corrector over the memories this batch stated, in stated order.
+
+        A new memory is a new fact. A repeat of a current memory changes nothing, but a
+        repeat of a *superseded* one of the same slot says the old value again ("I live
+        in Beijing" after "I moved to Shanghai"): it is current again and supersedes,
+        as of the repeat, what replaced it.
+        """
+        repeated = {
+            o.memory_id for o, f in zip(outcomes, facts, strict=True) if o.merged and f is not None
+        }
+        superseded = await self.facts.superseded_slots(user_id, sorted(repeated))
+        incoming: list[SlotFact] = []
+        seen: set[int] = set()
+        for item, fact, outcome in zip(items, facts, outcomes, strict=True):
+            if fact is None or outcome.memory_id in seen:
+                continue
+            said = item.created_at or now
+            if outcome.merged:
+                if superseded.get(outcome.memory_id) != fact.slot:
+                    continue
+                said = now  # the old value, said again now
+                await self.facts.clear(user_id, outcome.memory_id)
+            seen.add(outcome.memory_id)
+            incoming.append(SlotFact(outcome.memory_id, fact.slot, fact.value, said))
+        await self.corrector.correct(user_id, incoming, now)
 
     def _clean(self, item: NewMemory) -> NewMemory:
         if item.created_at is not None:
@@ -183,6 +242,8 @@ class MemoryService:
             memory.meta = check_metadata(changes.metadata)
         if changes.content is not None or changes.emotion_tags is not None:
             await self._reanalyse(memory, changes, now)
+        if changes.content is not None:
+            await self._reslot(memory, now)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")
@@ -217,10 +278,68 @@ class MemoryService:
         await self.impact.refresh(memory.user_id, neighbours)
         await self.memories.rescore(self.settings, now, memory.user_id, neighbours, "link")
 
+    async def _reslot(self, memory: UserMemory, now: datetime) -> None:
+        """Edited content may state another slot or value: re-run the correction.
+
+        When the slot changes, the memory no longer speaks about its old slot: it leaves
+        that slot's history (the memories it superseded go to its own successor, or
+        become current again, and its own superseded link is cleared). Then it is
+        corrected like a new statement said at its ``created_at``.
+        """
+        fact = extract_fact(memory.content)
+        slot = fact.slot if fact is not None else None
+        if slot != memory.fact_slot:
+            await self.facts.repoint(memory.user_id, memory.id, memory.superseded_by_id)
+            memory.fact_slot = slot
+            memory.superseded_by_id = None
+            memory.superseded_at = None
+            await self.memories.session.flush()
+        if fact is not None and memory.superseded_by_id is None:
+            incoming = [SlotFact(memory.id, fact.slot, fact.value, memory.created_at)]
+            await self.corrector.correct(memory.user_id, incoming, now)
+
+    async def supersede(self, user_id: str, memory_id: int, by_id: int) -> UserMemory:
+        """Mark a memory as superseded by a newer memory of the same user (explicitly).
+
+        Re-pointing an already superseded memory is allowed; a link that would make a
+        memory its own (indirect) successor is refused with 409 ``supersede_cycle``.
+        """
+        if memory_id == by_id:
+            raise InvalidInput("a memory cannot supersede itself")
+        await self.get(user_id, memory_id)
+        newer = await self.get(user_id, by_id)
+        successor, seen = newer.superseded_by_id, {by_id}
+        while successor is not None and successor not in seen:
+            if successor == memory_id:
+                raise SupersedeCycle(
+                    f"memory {by_id} is itself superseded by memory {memory_id}",
+                    details={"memory_id": memory_id, "by": by_id},
+                )
+            seen.add(successor)
+            successor = await self.facts.successor(user_id, successor)
+        await self.facts.supersede(user_id, {memory_id: by_id}, self.clock())
+        return await self._reload(user_id, memory_id)
+
+    async def restore(self, user_id: str, memory_id: int) -> UserMemory:
+        """Make a superseded memory current again (the newer one stays current too)."""
+        memory = await self.get(user_id, memory_id)
+        if memory.superseded_by_id is None:
+            raise NotSuperseded(f"memory {memory_id} is not superseded")
+        memory.superseded_by_id = None
+        memory.superseded_at = None
+        await self.memories.session.flush()
+        return await self._reload(user_id, memory_id)
+
     async def delete(self, user_id: str, memory_id: int) -> None:
-        """Forget a memory; its links go too and its neighbours lose the impact."""
+        """Forget a memory; its links go too and its neighbours lose the impact.
+
+        The memories it superseded pass to its own successor, or, if it was current,
+        become current again: forgetting "I moved to Shanghai" brings back "I live in
+        Beijing".
+        """
         memory = await self.get(user_id, memory_id)
         now = self.clock()
+        await self.facts.repoint(user_id, memory_id, memory.superseded_by_id)
         neighbours = await self.links.neighbours(user_id, memory_id)
         await self.search.unindex(user_id, memory_id)
         await self.memories.delete(memory)
@@ -256,8 +375,12 @@ class MemoryService:
         cursor: str | None = None,
         types: Sequence[str] = (),
         level: str | None = None,
+        include_superseded: bool = False,
     ) -> MemoryPage:
-        """A keyset-paginated listing, most important (or newest) first."""
+        """A keyset-paginated listing, most important (or newest) first.
+
+        Superseded memories (services/facts) are left out unless ``include_superseded``.
+        """
         after = decode_cursor(order, cursor) if cursor else None
         rows = await self.memories.list_page(
             check_user_id(user_id),
@@ -266,6 +389,7 @@ class MemoryService:
             after=after,
             types=types,
             level=level,
+            current_only=not include_superseded,
         )
         more = len(rows) > limit
         items = rows[:limit]

@@ -13,6 +13,10 @@
 
 An empty query (or one with no searchable words) returns the most important memories,
 scored by importance alone.
+
+Superseded memories (fact correction, services/facts) are left out of every candidate
+source unless ``include_superseded``; then they compete like any other and carry their
+``superseded_by_id``.
 """
 
 from __future__ import annotations
@@ -113,6 +117,7 @@ class RecallService:
         explain: bool = False,
         track: bool = True,
         types: Sequence[str] = (),
+        include_superseded: bool = False,
     ) -> list[RecallHit]:
         """The ``top_k`` best memories for ``query``, best first (seed 002 §5.2)."""
         check_user_id(user_id)
@@ -125,9 +130,12 @@ class RecallService:
             else None
         )
         if understood is not None and understood.terms:
-            hits, lexical = await self._fused(user_id, query, understood, top_k, types, now)
+            hits, lexical = await self._fused(
+                user_id, query, understood, top_k, types, now, not include_superseded
+            )
         else:
-            hits, lexical = await self._by_importance(user_id, top_k, types), None
+            current_only = not include_superseded
+            hits, lexical = await self._by_importance(user_id, top_k, types, current_only), None
         if explain:
             # Explained with the scores that ranked it, before this recall counts.
             hits = await self._explain(user_id, hits, understood, lexical)
@@ -140,9 +148,11 @@ class RecallService:
         return hits
 
     async def _by_importance(
-        self, user_id: str, top_k: int, types: Sequence[str]
+        self, user_id: str, top_k: int, types: Sequence[str], current_only: bool
     ) -> list[RecallHit]:
-        rows = await self.memories.top_by_importance(user_id, top_k, types)
+        rows = await self.memories.top_by_importance(
+            user_id, top_k, types, current_only=current_only
+        )
         only = SignalWeights(importance=1.0)
         hits = []
         for m in rows:
@@ -159,10 +169,11 @@ class RecallService:
         top_k: int,
         types: Sequence[str],
         now: datetime,
+        current_only: bool,
     ) -> tuple[list[RecallHit], _Lexical]:
         s = self.settings
         weights = s.recall_weights(understood.intent.type)
-        pool = await self._candidates(user_id, query, understood, weights, types)
+        pool = await self._candidates(user_id, query, understood, weights, types, current_only)
         needs_text = weights.phrase > 0 or s.recall_mmr_lambda < 1.0
         features = {
             mid: text_features(m.content) if needs_text else None for mid, m in pool.rows.items()
@@ -211,16 +222,23 @@ class RecallService:
         understood: QueryUnderstanding,
         weights: SignalWeights,
         types: Sequence[str],
+        current_only: bool,
     ) -> _Candidates:
         """BM25 candidates, the semantic source's, and the strong hits' neighbours."""
-        lexical = await self._lexical(user_id, list(understood.terms), types)
+        lexical = await self._lexical(user_id, list(understood.terms), types, current_only)
         similar = await self._semantic(user_id, query, weights)
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
-        rows = await self.memories.sketches(user_id, list({**relevance, **similar}))
-        continuity = await self._continuity(user_id, relevance, rows, weights, types)
+        # The semantic source knows nothing of superseding: its ids are filtered here.
+        rows = await self.memories.sketches(
+            user_id, list({**relevance, **similar}), current_only=current_only
+        )
+        similar = {mid: value for mid, value in similar.items() if mid in rows}
+        continuity = await self._continuity(user_id, relevance, rows, weights, types, current_only)
         rows.update(
-            await self.memories.sketches(user_id, [mid for mid in continuity if mid not in rows])
+            await self.memories.sketches(
+                user_id, [mid for mid in continuity if mid not in rows], current_only=current_only
+            )
         )
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
@@ -247,7 +265,9 @@ class RecallService:
             values["recency"] = recency(age_days, s.recall_recency_half_life_days)
         return values
 
-    async def _lexical(self, user_id: str, terms: list[str], types: Sequence[str]) -> _Lexical:
+    async def _lexical(
+        self, user_id: str, terms: list[str], types: Sequence[str], current_only: bool
+    ) -> _Lexical:
         s = self.settings
         stats = await self.memories.user_stats(user_id)
         if stats is None or stats.memory_count <= 0:
@@ -264,6 +284,7 @@ class RecallService:
             avg_doc_length=avgdl,
             limit=s.recall_candidates,
             types=types,
+            current_only=current_only,
         )
         return _Lexical(dict(found), weights, avgdl)
 
@@ -284,6 +305,7 @@ class RecallService:
         rows: dict[int, MemorySketch],
         weights: SignalWeights,
         types: Sequence[str],
+        current_only: bool,
     ) -> dict[int, Continuity]:
         s = self.settings
         if weights.continuity <= 0 or s.recall_continuity_radius < 1:
@@ -297,6 +319,7 @@ class RecallService:
             radius=s.recall_continuity_radius,
             window=timedelta(minutes=s.recall_continuity_window_minutes),
             types=types,
+            current_only=current_only,
         )
         return continuity_values(anchors, found, s.recall_continuity_decay)
 

@@ -64,8 +64,9 @@ async def users(
 async def user_memories(
     user_id: UserId, service: MemoryServiceDep, query: ListQueryDep
 ) -> MemoryPageOut:
-    """A user's memories with every score component (``scores``)."""
-    return await list_page(user_id, service, query)
+    """A user's memories with every score component (``scores``), superseded ones too
+    (with ``superseded_by_id``: the admin sees the whole history)."""
+    return await list_page(user_id, service, query, include_superseded=True)
 
 
 @router.get("/memories/{memory_id}", responses=error_responses(404))

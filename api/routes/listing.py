@@ -21,6 +21,7 @@ class ListQuery:
     cursor: str | None
     types: list[MemoryType]
     level: Level | None
+    include_superseded: bool
 
 
 def list_query(
@@ -29,16 +30,20 @@ def list_query(
     cursor: Annotated[str | None, Query(max_length=512)] = None,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     level: Level | None = None,
+    include_superseded: bool = False,
 ) -> ListQuery:
-    """Query parameters ``order``, ``limit``, ``cursor``, ``type`` (repeatable), ``level``."""
-    return ListQuery(order, limit, cursor, type or [], level)
+    """Query parameters ``order``, ``limit``, ``cursor``, ``type`` (repeatable), ``level``,
+    ``include_superseded`` (memories a newer fact replaced; left out by default)."""
+    return ListQuery(order, limit, cursor, type or [], level, include_superseded)
 
 
 ListQueryDep = Annotated[ListQuery, Depends(list_query)]
 
 
-async def list_page(user_id: str, service: MemoryService, query: ListQuery) -> MemoryPageOut:
-    """One page of a user's memories."""
+async def list_page(
+    user_id: str, service: MemoryService, query: ListQuery, *, include_superseded: bool = False
+) -> MemoryPageOut:
+    """One page of a user's memories; ``include_superseded`` overrides the query's."""
     page = await service.list_page(
         user_id,
         order=query.order,
@@ -46,5 +51,6 @@ async def list_page(user_id: str, service: MemoryService, query: ListQuery) -> M
         cursor=query.cursor,
         types=query.types,
         level=query.level,
+        include_superseded=include_superseded or query.include_superseded,
     )
     return MemoryPageOut(items=[memory_out(m) for m in page.items], next_cursor=page.next_cursor)

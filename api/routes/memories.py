@@ -17,6 +17,7 @@ from api.schemas import (
     MemoryOut,
     MemoryPageOut,
     MemoryPatch,
+    SupersedeIn,
 )
 from services.memory import MemoryChanges, NewMemory
 
@@ -121,3 +122,24 @@ async def list_links(
 ) -> list[LinkOut]:
     """Every link of one memory (topic and explicit)."""
     return [link_out(link) for link in await service.links_of(user_id, memory_id)]
+
+
+@router.post("/{memory_id}/supersede", responses=error_responses(404, 409, 422))
+async def supersede_memory(
+    user_id: UserId, memory_id: MemoryId, body: SupersedeIn, service: MemoryServiceDep
+) -> MemoryOut:
+    """Mark this memory as replaced by the newer memory ``by`` (fact correction).
+
+    It stays stored (admin, ``include_superseded``) but leaves recall and the default
+    listing. 404 when either memory is not this user's; 422 ``invalid_input`` for itself;
+    409 ``supersede_cycle`` when ``by`` is (indirectly) superseded by this memory.
+    """
+    return memory_out(await service.supersede(user_id, memory_id, body.by))
+
+
+@router.post("/{memory_id}/restore", responses=error_responses(404, 409, 422))
+async def restore_memory(
+    user_id: UserId, memory_id: MemoryId, service: MemoryServiceDep
+) -> MemoryOut:
+    """Undo a supersede: the memory is current again (409 ``not_superseded`` if it was)."""
+    return memory_out(await service.restore(user_id, memory_id))

@@ -19,10 +19,17 @@ async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> 
     Ranked by named signals (lexical, phrase, importance, temporal, recency, session
     continuity, semantic) fused with weights for the query's type (see settings), then
     MMR for variety. ``explain`` adds the query type and every signal's and component's
-    contribution; ``track=false`` leaves the recall counts alone.
+    contribution; ``track=false`` leaves the recall counts alone. Memories a newer fact
+    superseded are left out unless ``include_superseded`` (they carry ``superseded_by_id``).
     """
     hits = await service.recall_memories(
-        user_id, body.query, body.top_k, explain=body.explain, track=body.track, types=body.types
+        user_id,
+        body.query,
+        body.top_k,
+        explain=body.explain,
+        track=body.track,
+        types=body.types,
+        include_superseded=body.include_superseded,
     )
     return RecallOut(
         results=[

@@ -73,17 +73,23 @@ class MemoryRepository:
         )
         return result.scalar_one_or_none()
 
-    async def sketches(self, user_id: str, ids: Sequence[int]) -> dict[int, MemorySketch]:
-        """Ranking columns of these memories of this user (missing ids are absent)."""
+    async def sketches(
+        self, user_id: str, ids: Sequence[int], *, current_only: bool = False
+    ) -> dict[int, MemorySketch]:
+        """Ranking columns of these memories of this user (missing ids are absent).
+
+        ``current_only`` leaves superseded memories out (they count as missing).
+        """
         m = UserMemory
         columns = (m.id, m.content, m.importance_score, m.created_at, m.source, m.memory_type)
         found: dict[int, MemorySketch] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
-            result = await self.session.execute(
-                select(*columns).where(
-                    m.user_id == user_id, m.id.in_(ids[start : start + IDS_PER_STATEMENT])
-                )
+            stmt = select(*columns).where(
+                m.user_id == user_id, m.id.in_(ids[start : start + IDS_PER_STATEMENT])
             )
+            if current_only:
+                stmt = stmt.where(m.superseded_by_id.is_(None))
+            result = await self.session.execute(stmt)
             found.update((int(row[0]), MemorySketch(*row)) for row in result)
         return found
 
@@ -141,9 +147,15 @@ class MemoryRepository:
         after: tuple[Any, int] | None,
         types: Sequence[str] = (),
         level: str | None = None,
+        current_only: bool = False,
     ) -> list[UserMemory]:
-        """A keyset page: ``after`` is the (sort key, id) of the previous page's last row."""
+        """A keyset page: ``after`` is the (sort key, id) of the previous page's last row.
+
+        ``current_only`` leaves superseded memories out.
+        """
         stmt = self._scoped(user_id)
+        if current_only:
+            stmt = stmt.where(UserMemory.superseded_by_id.is_(None))
         if types:
             stmt = stmt.where(UserMemory.memory_type.in_(types))
         if level:
@@ -156,11 +168,16 @@ class MemoryRepository:
         return list((await self.session.execute(stmt)).scalars())
 
     async def top_by_importance(
-        self, user_id: str, limit: int, types: Sequence[str] = ()
+        self, user_id: str, limit: int, types: Sequence[str] = (), *, current_only: bool = False
     ) -> list[UserMemory]:
         """The most important memories (the empty-query recall)."""
         return await self.list_page(
-            user_id, order="importance", limit=limit, after=None, types=types
+            user_id,
+            order="importance",
+            limit=limit,
+            after=None,
+            types=types,
+            current_only=current_only,
         )
 
     async def record_mention(

@@ -56,13 +56,15 @@ class NeighbourRepository:
         radius: int,
         window: timedelta,
         types: Sequence[str] = (),
+        current_only: bool = False,
     ) -> list[Neighbour]:
         """Up to ``radius`` memories on each side of every anchor, in one statement.
 
         A neighbour has the anchor's ``source`` (or both have none) and was created within
         ``window`` of it; order is (created_at, id), the order a conversation was told in.
         Each side is a range scan of the index over the window (both ends bound, so the
-        planner never walks the user's whole history) with a LIMIT.
+        planner never walks the user's whole history) with a LIMIT. ``current_only``
+        skips superseded memories (a filter on the rows of that scan).
         """
         if not anchors or radius < 1:
             return []
@@ -77,7 +79,8 @@ class NeighbourRepository:
                 f"hi_{i}": anchor.created_at + window,
                 f"source_{i}": anchor.source,
             }
-        rows = await self.session.execute(_statement(len(anchors), radius, bool(types)), params)
+        statement = _statement(len(anchors), radius, bool(types), current_only)
+        rows = await self.session.execute(statement, params)
         ranked: dict[tuple[int, bool], list[tuple[datetime, int]]] = {}
         for row in rows:
             ranked.setdefault((int(row.anchor_id), bool(row.before)), []).append(
@@ -95,18 +98,24 @@ class NeighbourRepository:
 
 
 @lru_cache(maxsize=128)
-def _statement(anchors: int, radius: int, with_types: bool) -> CompoundSelect[Any]:
+def _statement(
+    anchors: int, radius: int, with_types: bool, current_only: bool
+) -> CompoundSelect[Any]:
     """The UNION ALL of every side's keyset walk, with bound parameters.
 
     Built once per shape and reused, so SQLAlchemy's compiled cache is hit: building ten
     sub-selects per recall would cost more than running them.
     """
     return union_all(
-        *[_side(i, before, radius, with_types) for i in range(anchors) for before in (True, False)]
+        *[
+            _side(i, before, radius, with_types, current_only)
+            for i in range(anchors)
+            for before in (True, False)
+        ]
     )
 
 
-def _side(i: int, before: bool, radius: int, with_types: bool) -> Select[Any]:
+def _side(i: int, before: bool, radius: int, with_types: bool, current_only: bool) -> Select[Any]:
     m = UserMemory
     at = bindparam(f"at_{i}", type_=m.created_at.type)
     anchor_id = bindparam(f"id_{i}", type_=BigInteger())
@@ -127,6 +136,8 @@ def _side(i: int, before: bool, radius: int, with_types: bool) -> Select[Any]:
     )
     if with_types:
         stmt = stmt.where(m.memory_type.in_(bindparam("types", expanding=True)))
+    if current_only:
+        stmt = stmt.where(m.superseded_by_id.is_(None))
     side = stmt.order_by(*order).limit(radius).subquery()
     return select(
         anchor_id.label("anchor_id"),

@@ -139,11 +139,14 @@ class SearchRepository:
         limit: int,
         types: Sequence[str] = (),
         exclude: Sequence[int] = (),
+        current_only: bool = False,
     ) -> list[tuple[int, float]]:
         """The ``limit`` best (memory_id, BM25) pairs, summed and ranked by the database.
 
         ``term_weights`` already holds idf × field weight per term; the database adds
-        the saturating term-frequency part with length normalisation.
+        the saturating term-frequency part with length normalisation. ``current_only``
+        leaves superseded memories out, through the few ids of
+        ``ix_user_memories_user_superseded_by`` (postings carry no such flag).
         """
         if not term_weights:
             return []
@@ -171,6 +174,14 @@ class SearchRepository:
             )
         if exclude:
             stmt = stmt.where(t.memory_id.not_in(exclude))
+        if current_only:
+            stmt = stmt.where(
+                t.memory_id.not_in(
+                    select(UserMemory.id).where(
+                        UserMemory.user_id == user_id, UserMemory.superseded_by_id.is_not(None)
+                    )
+                )
+            )
         stmt = stmt.group_by(memory_id).order_by(score.desc(), memory_id.desc()).limit(limit)
         result = await self.session.execute(stmt)
         return [(int(mid), float(s)) for mid, s in result]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from bench.db import fresh_database
 from bench.load import load_tenant
@@ -126,3 +126,9 @@ async def test_bulk_load_equals_the_service(
     links = Counter(link.newer for link in replay(plan, bench_settings, NOW).links)
     assert max(links.values()) == bench_settings.topic_links_per_memory
     assert loaded.rows["memory_score_history"] == MEMORIES  # each scored once
+    # ...and fact correction: the plan restates a 「我的…编号是…」 slot with a new value.
+    async with through_service.engine.connect() as conn:
+        superseded = await conn.scalar(
+            select(func.count()).where(UserMemory.superseded_by_id.is_not(None))
+        )
+    assert superseded
