@@ -1,7 +1,7 @@
 """fact correction: a memory's fact slot and the newer memory that superseded it
 
 Revision ID: 5c0f4e2b7a1d
-Revises: 69f83db381ce
+Revises: 88b7ec637f5b
 Create Date: 2026-11-24 09:00:00.000000+00:00
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import models.base
 
 revision: str = "5c0f4e2b7a1d"
-down_revision: str | None = "69f83db381ce"
+down_revision: str | None = "88b7ec637f5b"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
