@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from services.analysis import jaccard
 from services.context.levels import sentences
 from services.context.messages import ChatMessage
 from services.context.rules import rule_score
@@ -45,6 +46,9 @@ PREVIOUS_BULLET_SCORE: Final = 6.0
 # A sentence filed under a specific heading (not Background) is worth this much more.
 CUE_BONUS: Final = 2.0
 MIN_SENTENCE_CHARS: Final = 4
+# A bullet this similar (character bigram Jaccard) to one already picked says nothing new
+# (seed 001 §3.1 删除冗余信息): 「端口 5400」 and 「端口 5401」 repeated 30 times is one fact.
+NEAR_DUPLICATE: Final = 0.7
 
 # Cues tried in order; the first that matches files the sentence (seed 003 §2 headings).
 _CUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
@@ -225,15 +229,20 @@ def fit_summary(
         if key and key not in seen:
             seen.add(key)
             unique.append(candidate)
-    order = sorted(range(len(unique)), key=lambda i: (-unique[i].score, i))
+    # Ties go to the later statement: in a conversation it supersedes the earlier one.
+    order = sorted(range(len(unique)), key=lambda i: (-unique[i].score, -i))
     empty = Summary().message()
     used = estimator.message(empty)
     if used >= budget:
         return None
     headings_used: set[str] = set()
     picked: set[int] = set()
+    grams: dict[int, frozenset[str]] = {}
     for i in order:
         candidate = unique[i]
+        grams[i] = _bigrams(candidate.text)
+        if any(jaccard(grams[i], grams[j]) >= NEAR_DUPLICATE for j in picked):
+            continue
         # Bullets and headings are separate runs of text, so their costs add up.
         cost = estimator.count(f"- {candidate.text}")
         if candidate.heading not in headings_used:
@@ -251,6 +260,11 @@ def fit_summary(
         weakest = min(range(len(kept)), key=lambda i: (kept[i].score, -i))
         kept.pop(weakest)
     return None
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    folded = normalize_content(text)
+    return frozenset(folded[i : i + 2] for i in range(max(1, len(folded) - 1)))
 
 
 def _build(kept: Sequence[Candidate]) -> Summary:
