@@ -237,7 +237,7 @@ def fit_summary(
         return None
     headings_used: set[str] = set()
     picked: set[int] = set()
-    grams: dict[int, frozenset[str]] = {}
+    grams: dict[int, set[str]] = {}
     for i in order:
         candidate = unique[i]
         grams[i] = _bigrams(candidate.text)
@@ -262,9 +262,9 @@ def fit_summary(
     return None
 
 
-def _bigrams(text: str) -> frozenset[str]:
+def _bigrams(text: str) -> set[str]:
     folded = normalize_content(text)
-    return frozenset(folded[i : i + 2] for i in range(max(1, len(folded) - 1)))
+    return {folded[i : i + 2] for i in range(max(1, len(folded) - 1))}
 
 
 def _build(kept: Sequence[Candidate]) -> Summary:

@@ -27,7 +27,23 @@ from services.errors import InvalidInput
 from tests.services.context.llm_server import FakeLlm, serve
 
 OPTIONS = AssemblyOptions(dict(DEFAULT_SHARES), 4, 0.7, 0.8, 1200)
-WORDS = "数据库 迁移 端口 认证 Redis deploy the config file we decided must TODO 喜欢 咖啡".split()
+WORDS = [
+    "数据库",
+    "迁移",
+    "端口",
+    "认证",
+    "Redis",
+    "deploy",
+    "the",
+    "config",
+    "file",
+    "we",
+    "decided",
+    "must",
+    "TODO",
+    "喜欢",
+    "咖啡",
+]
 
 
 def assembler(analyzer: TextAnalyzer, llm: ChatCompletionsClient | None = None) -> ContextAssembler:
@@ -81,7 +97,8 @@ async def test_small_conversation_is_kept_whole_with_the_block_before_the_last_u
         "## Relevant Memories\n- [fact] (2026-01-01)"
     )
     assert [m for m in result.messages if m.name != MEMORY_BLOCK_NAME] == messages
-    assert result.summary is None and result.compression_rate == 0.0
+    assert result.summary is None
+    assert result.compression_rate == 0.0
     assert [m.id for m in result.memories] == [1, 2, 3]
     assert result.total_tokens <= 4000
     usage = result.usage
@@ -100,7 +117,8 @@ async def test_long_history_becomes_one_summary_and_old_blocks_go(analyzer: Text
     assert result.removed_blocks == [5]
     assert all("stale" not in m.content for m in result.messages)
     summaries = [m for m in result.messages if m.name == SUMMARY_NAME]
-    assert len(summaries) == 1 and result.summary is not None
+    assert len(summaries) == 1
+    assert result.summary is not None
     assert result.messages[1] is summaries[0] or result.messages[1] == summaries[0]
     assert "### Decisions" in summaries[0].content
     assert result.summary.method == "extractive"
@@ -109,7 +127,8 @@ async def test_long_history_becomes_one_summary_and_old_blocks_go(analyzer: Text
     assert 0 < result.compression_rate < 1
     assert result.levels["history"] != "none"
     # The newest messages are kept verbatim.
-    assert messages[-2] in result.messages and messages[-3] in result.messages
+    assert messages[-2] in result.messages
+    assert messages[-3] in result.messages
 
 
 async def test_a_previous_summary_is_folded_into_the_next(analyzer: TextAnalyzer) -> None:
@@ -126,8 +145,10 @@ async def test_a_previous_summary_is_folded_into_the_next(analyzer: TextAnalyzer
     second = await assembler(analyzer).assemble(later, [5.0] * len(later), [], 1200, OPTIONS)
     summaries = [m for m in second.messages if m.name == SUMMARY_NAME]
     assert len(summaries) == 1
-    assert second.summary is not None and second.summary.previous_folded
-    assert "Redis" in summaries[0].content and "Postgres" in summaries[0].content
+    assert second.summary is not None
+    assert second.summary.previous_folded
+    assert "Redis" in summaries[0].content
+    assert "Postgres" in summaries[0].content
     assert second.total_tokens <= 1200
 
 
@@ -138,7 +159,8 @@ async def test_system_prompt_and_question_must_fit(analyzer: TextAnalyzer) -> No
         await assembler(analyzer).assemble(messages, [5.0] * 4, [], need - 1, OPTIONS)
     tight = await assembler(analyzer).assemble(messages, [5.0] * 4, memories(3), need, OPTIONS)
     assert tight.total_tokens <= need
-    assert tight.messages[0] == messages[0] and tight.messages[-1] == messages[-1]
+    assert tight.messages[0] == messages[0]
+    assert tight.messages[-1] == messages[-1]
 
 
 async def test_unused_memory_budget_flows_to_history(analyzer: TextAnalyzer) -> None:
@@ -213,6 +235,7 @@ class SummaryLlm(FakeLlm):
 @pytest.fixture
 def summary_llm() -> Iterator[SummaryLlm]:
     with serve(SummaryLlm()) as server:
+        assert isinstance(server, SummaryLlm)
         yield server
 
 
@@ -222,7 +245,8 @@ async def test_llm_writes_the_summary_and_cards(
     client = ChatCompletionsClient(summary_llm.base_url, "m", timeout=5)
     messages = conversation(40)
     result = await assembler(analyzer, client).assemble(messages, [5.0] * 81, [], 1500, OPTIONS)
-    assert result.summary is not None and result.summary.method == "llm"
+    assert result.summary is not None
+    assert result.summary.method == "llm"
     content = next(m.content for m in result.messages if m.name == SUMMARY_NAME)
     assert "### Goal\n- 把缓存迁移到 Redis" in content
     assert [c.memory_type for c in result.summary.cards] == ["decision"]
@@ -240,10 +264,12 @@ async def test_llm_failure_falls_back_to_extractive(
         result = await assembler(analyzer, client).assemble(
             conversation(40), [5.0] * 81, [], 1500, OPTIONS
         )
-    assert result.summary is not None and result.summary.method == "extractive"
+    assert result.summary is not None
+    assert result.summary.method == "extractive"
     assert "LLM summary unavailable" in caplog.text
     summary_llm.mode = "json"
     summary_llm.delay = 2.0
     slow = ChatCompletionsClient(summary_llm.base_url, "m", timeout=0.3)
     late = await assembler(analyzer, slow).assemble(conversation(40), [5.0] * 81, [], 1500, OPTIONS)
-    assert late.summary is not None and late.summary.method == "extractive"
+    assert late.summary is not None
+    assert late.summary.method == "extractive"

@@ -30,7 +30,7 @@ def test_add_refuses_what_does_not_fit_and_usage_reports_it() -> None:
     assert budget.remaining() == 900
     budget.release("system", 40)
     assert budget.used("system") == 60
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="has not used"):
         budget.release("system", 61)
 
 

@@ -34,7 +34,8 @@ def _summarise(messages: list[ChatMessage], budget: int = 400) -> str:
     assert fitted is not None
     summary, _ = fitted
     message = summary.message()
-    assert message.name == SUMMARY_NAME and message.role == "assistant"
+    assert message.name == SUMMARY_NAME
+    assert message.role == "assistant"
     assert HEURISTIC.message(message) <= budget
     return message.content
 
@@ -67,7 +68,8 @@ def test_a_previous_summary_is_folded_in_not_stacked() -> None:
     content = fitted[0].render()
     assert content.count("## Context Summary") == 1
     assert content.count("### Goal") == 1
-    assert "JWT" in content and "Stripe" in content
+    assert "JWT" in content
+    assert "Stripe" in content
     assert is_summary_message(ChatMessage("assistant", content))
 
 
