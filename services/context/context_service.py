@@ -91,7 +91,7 @@ class ContextService:
         keywords = _keywords(analyzer)
         self.assembler = ContextAssembler(
             estimator,
-            LevelCompressor(estimator.count, _cached_sentence_score, keywords),
+            LevelCompressor(estimator.count, sentence_score, keywords),
             keywords,
             llm,
         )
@@ -172,11 +172,6 @@ class ContextService:
             )
             assembled.cards_saved = [(s.memory.id, s.merged) for s in stored]
         return assembled
-
-
-@lru_cache(maxsize=50_000)
-def _cached_sentence_score(sentence: str) -> float:
-    return sentence_score(sentence)
 
 
 def _keywords(analyzer: TextAnalyzer) -> _Keywords:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from services.analysis import jaccard
@@ -184,10 +185,27 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_BULLET_CHARS else text[: MAX_BULLET_CHARS - 1] + "…"
 
 
+@lru_cache(maxsize=50_000)
 def sentence_score(sentence: str) -> float:
     """Rule-layer value of one sentence: its information and decision dimensions (0-10)."""
     rules = rule_score(ChatMessage("user", sentence))
     return max(rules.information, rules.decision)
+
+
+@lru_cache(maxsize=20_000)
+def _parts(content: str) -> tuple[tuple[str, str, float], ...]:
+    """(text, heading, bonus) of every summarisable sentence of a message; cached because
+    a conversation is summarised again at every turn."""
+    found = []
+    pieces = [content] if "```" in content else sentences(content)
+    for piece in pieces:
+        text = _clip(piece)
+        if len(text) < MIN_SENTENCE_CHARS or _PLEASANTRY.match(text):
+            continue
+        heading = heading_for(text)
+        bonus = CUE_BONUS if heading != "Background" else 0.0
+        found.append((text, heading, bonus + sentence_score(text) / 10.0))
+    return tuple(found)
 
 
 def candidates(
@@ -205,15 +223,10 @@ def candidates(
     for index, message, importance in messages:
         if message.is_system:
             continue
-        parts = [message.content] if "```" in message.content else sentences(message.content)
-        for part in parts:
-            text = _clip(part)
-            if len(text) < MIN_SENTENCE_CHARS or _PLEASANTRY.match(text):
-                continue
-            heading = heading_for(text)
-            bonus = CUE_BONUS if heading != "Background" else 0.0
-            score = round(importance + bonus + sentence_score(text) / 10.0, 4)
-            found.append(Candidate(heading, text, score, index, message.role))
+        for text, heading, extra in _parts(message.content):
+            found.append(
+                Candidate(heading, text, round(importance + extra, 4), index, message.role)
+            )
     return found
 
 
@@ -225,7 +238,7 @@ def fit_summary(
     seen: set[str] = set()
     unique: list[Candidate] = []
     for candidate in chosen:
-        key = normalize_content(candidate.text)
+        key = _normalized(candidate.text)
         if key and key not in seen:
             seen.add(key)
             unique.append(candidate)
@@ -240,17 +253,18 @@ def fit_summary(
     grams: dict[int, set[str]] = {}
     for i in order:
         candidate = unique[i]
-        grams[i] = _bigrams(candidate.text)
-        if any(jaccard(grams[i], grams[j]) >= NEAR_DUPLICATE for j in picked):
-            continue
         # Bullets and headings are separate runs of text, so their costs add up.
         cost = estimator.count(f"- {candidate.text}")
         if candidate.heading not in headings_used:
             cost += estimator.count(f"### {candidate.heading}")
-        if used + cost <= budget:
-            picked.add(i)
-            used += cost
-            headings_used.add(candidate.heading)
+        if used + cost > budget:
+            continue
+        grams[i] = _bigrams(candidate.text)
+        if any(jaccard(grams[i], grams[j]) >= NEAR_DUPLICATE for j in picked):
+            continue
+        picked.add(i)
+        used += cost
+        headings_used.add(candidate.heading)
     kept = [unique[i] for i in sorted(picked)]
     # The estimate of the whole rendered message decides; drop the weakest until it fits.
     while kept:
@@ -262,8 +276,14 @@ def fit_summary(
     return None
 
 
+@lru_cache(maxsize=50_000)
+def _normalized(text: str) -> str:
+    return normalize_content(text)
+
+
+@lru_cache(maxsize=50_000)
 def _bigrams(text: str) -> set[str]:
-    folded = normalize_content(text)
+    folded = _normalized(text)
     return {folded[i : i + 2] for i in range(max(1, len(folded) - 1))}
 
 
