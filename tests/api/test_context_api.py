@@ -253,3 +253,8 @@ async def test_one_user_never_sees_anothers_memories(client: httpx.AsyncClient) 
     assert "Alice rides" in block["content"]
     assert "Bob" not in block["content"]
     assert (await fetch(client, "bob", secret["id"]))["recall_count"] == 0
+
+
+async def test_code_is_a_memory_type(client: httpx.AsyncClient) -> None:
+    stored = await remember(client, "gina", "Run `make bench SCALE=small`", memory_type="code")
+    assert stored["memory_type"] == "code"
