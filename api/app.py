@@ -11,7 +11,7 @@ from fastapi import Depends, FastAPI
 
 from api.deps import AppState, require_service_key
 from api.errors import error_responses, install_error_handlers
-from api.routes import admin, conversations_admin, health, memories, messages, recall
+from api.routes import admin, context, conversations_admin, health, memories, messages, recall
 from services.analysis import TextAnalyzer
 from services.clock import Clock, utcnow
 from services.db import Database
@@ -56,6 +56,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(memories.router, dependencies=v1, responses=auth_errors)
     app.include_router(recall.router, dependencies=v1, responses=auth_errors)
     app.include_router(messages.router, dependencies=v1, responses=auth_errors)
+    app.include_router(context.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(health.router)

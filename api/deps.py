@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.analysis import TextAnalyzer
 from services.clock import Clock
+from services.context.context_service import ContextService
+from services.context.llm_client import ChatCompletionsClient
 from services.context.scorer import MessageImportanceScorer, build_message_scorer
 from services.context.service import MessageScoringService
 from services.db import Database
@@ -33,9 +35,12 @@ class AppState:
     clock: Clock
     # Built once: it holds the LLM answer cache and the per-message analysis caches.
     message_scorer: MessageImportanceScorer = field(init=False)
+    # The summary writer for context assembly; None while no LLM is configured.
+    llm: ChatCompletionsClient | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
+        self.llm = ChatCompletionsClient.from_settings(self.settings)
 
 
 def get_state(request: Request) -> AppState:
@@ -71,6 +76,14 @@ def get_message_scoring_service(state: StateDep, session: SessionDep) -> Message
     return MessageScoringService(session, state.settings, state.message_scorer, state.clock)
 
 
+def get_context_service(state: StateDep, session: SessionDep) -> ContextService:
+    """A ContextService bound to the request's session."""
+    return ContextService(
+        session, state.settings, state.analyzer, state.message_scorer, state.clock, state.llm
+    )
+
+
+ContextServiceDep = Annotated[ContextService, Depends(get_context_service)]
 MessageScoringDep = Annotated[MessageScoringService, Depends(get_message_scoring_service)]
 MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
 RecallServiceDep = Annotated[RecallService, Depends(get_recall_service)]

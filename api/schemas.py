@@ -21,7 +21,7 @@ from services.validation import (
 )
 
 MemoryType = Literal[
-    "fact", "preference", "goal", "decision", "constraint", "todo", "event", "other"
+    "fact", "preference", "goal", "decision", "constraint", "todo", "event", "code", "other"
 ]
 Level = Literal["high", "medium", "low"]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]

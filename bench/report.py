@@ -128,6 +128,31 @@ def rescore_recall_table(results: dict[str, Any]) -> Table:
     return head, rows
 
 
+def context_table(results: dict[str, Any]) -> Table:
+    """Context assembly for 200 messages next to the recall inside it."""
+    head = ["backend", "memories", "messages", "budget", "max tokens", "recall p50"]
+    head += ["assemble p50", "p95", "p99", "ratio", "target p50"]
+    rows = []
+    for backend, c in _sections(results, "context_assembly"):
+        a = c["assemble"]
+        rows.append(
+            [
+                backend,
+                f"{c['memories']:,}",
+                str(c["messages"]),
+                f"{c['budget_tokens']:,}",
+                f"{c['max_total_tokens']:,}",
+                _ms(c["floor"]["p50"]),
+                _ms(a["p50"]),
+                _ms(a["p95"]),
+                _ms(a["p99"]),
+                _x(c["ratio_p50"]),
+                f"< {c['target_p50_ms']:.0f} ms " + ("met" if c["meets_target"] else "MISSED"),
+            ]
+        )
+    return head, rows
+
+
 def http_load_table(results: dict[str, Any]) -> Table:
     """Requests per second and latency per kind under the load, beside /healthz."""
     head = ["backend", "clients", "mix req/s", "recall /s", "p50", "p99", "add /s", "p50"]
@@ -221,6 +246,10 @@ def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
             "Recall during rescoring (ms; ratio = p99 during / p99 idle)",
             rescore_recall_table(results),
         ),
+        (
+            "Context assembly (ms; ratio = assemble p50 / recall p50)",
+            context_table(results),
+        ),
         ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
         ("Server memory after the load", server_memory_table(results)),
         ("Bulk load", load_table(results)),
@@ -309,6 +338,13 @@ no database. Ratio = ingest rate / floor rate.
 {c["rescore_batch_size"]:,}), the clock one hour later at each repetition. Floor:
 `{FLOOR_RESCORE_SQL.text}` over the same rows in one transaction, rolled back so that
 the job still compares against the real scores. Ratio = rescore time / floor time.
+
+**Context assembly** (bench/context_assembly.py). `ContextService.assemble` for a
+200-message conversation (synthetic turns from the same vocabulary, each query as the
+last user message) within a 4,000-token budget against the tenant of 10,000 memories (the
+largest up to that), rules only (no LLM), recall tracking and memory cards off so the
+data stays as loaded. Floor: the recall inside it (`recall_memories`, top 10,
+`track=False`), interleaved. Ratio = assembly p50 / recall p50; target p50 < 100 ms.
 
 **Recall during rescoring** (bench/rescore_recall.py). Tracked recalls
 (`track=True`, the API's default) for the tenant of {c["rescore_recall_tenant"]:,}

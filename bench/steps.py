@@ -4,11 +4,9 @@ A step is ``async def step(run: BackendRun) -> section``; ``STEPS`` lists them. 
 matters: everything before ``http_load`` leaves the data as loaded (ingest rolls back,
 rescoring only rewrites scores), while the load adds memories, so it comes last.
 
-Context assembly (issue 5, item 5: 200 messages and 10k memories) lands as one more
-step before ``http_load``, once ``ContextService.assemble`` exists (branch issue-ctx):
-a module bench/context_assembly.py with the scenario next to its floor, a step here
-that calls it for the 10k tenant (``run.tenants``) and appends it to ``STEPS``, and a
-table in bench/report.py (tables skip sections a run does not have).
+Context assembly (issue 5, item 5: 200 messages and 10k memories) is the step before
+``http_load``: bench/context_assembly.py measures ``ContextService.assemble`` for the
+10k tenant (the largest at or below 10k at smaller scales) next to its recall alone.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import scenarios
+from bench.context_assembly import context_assembly as assemble_context
 from bench.http_load import http_under_load
 from bench.plan import Plan
 from bench.rescore_recall import recall_during_rescore
@@ -84,6 +83,14 @@ async def rescore_recall(run: BackendRun) -> dict[str, Any]:
     )
 
 
+async def context_assembly(run: BackendRun) -> dict[str, Any]:
+    """A 200-message context for the 10k tenant, next to the recall inside it."""
+    sized = [t for t in run.tenants if t[1] <= 10_000] or run.tenants[:1]
+    user, size = max(sized, key=lambda t: t[1])
+    run.log(f"[{run.backend}] context assembly: {run.scale.reps} x {run.scale.queries}, {user}")
+    return await assemble_context(run.ctx, user, size, run.scale.queries)
+
+
 async def http_load(run: BackendRun) -> dict[str, Any]:
     """One uvicorn server under the recall/add mix, next to /healthz; its RSS after."""
     s = run.scale
@@ -107,6 +114,6 @@ STEPS: list[tuple[str, Step]] = [
     ("ingest", ingest),
     ("rescore", rescore),
     ("rescore_recall", rescore_recall),
-    # ("context", context_assembly) goes here: see the module docstring.
+    ("context_assembly", context_assembly),
     ("http_load", http_load),
 ]

@@ -10,7 +10,17 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base, BigIntPK, JSONType
 
-MEMORY_TYPES = ("fact", "preference", "goal", "decision", "constraint", "todo", "event", "other")
+MEMORY_TYPES = (
+    "fact",
+    "preference",
+    "goal",
+    "decision",
+    "constraint",
+    "todo",
+    "event",
+    "code",  # a command or code snippet worth keeping (seed 003 memory cards)
+    "other",
+)
 IMPORTANCE_LEVELS = ("high", "medium", "low")
 
 

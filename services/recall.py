@@ -141,11 +141,19 @@ class RecallService:
             hits = await self._explain(user_id, hits, understood, lexical)
         if track and hits:
             ids = [h.memory.id for h in hits]
-            await self.frequency.record_recalls(user_id, ids, now)
-            await self.memories.rescore(self.settings, now, user_id, ids, "recall")
+            await self.track(user_id, ids, now)
             fresh = await self.memories.get_many(user_id, ids)
             hits = [dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits]
         return hits
+
+    async def track(self, user_id: str, ids: Sequence[int], now: datetime | None = None) -> None:
+        """Count ``ids`` as recalled (recall_count + 1) and rescore them: what ``track=True``
+        does to every hit, for callers that use only some of them (context assembly)."""
+        if not ids:
+            return
+        at = self.clock() if now is None else now
+        await self.frequency.record_recalls(user_id, ids, at)
+        await self.memories.rescore(self.settings, at, user_id, ids, "recall")
 
     async def _by_importance(
         self, user_id: str, top_k: int, types: Sequence[str], current_only: bool

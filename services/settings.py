@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_SQLITE_PATH = Path("data") / "jarvis_memory.db"
@@ -160,10 +160,44 @@ class Settings(BaseSettings):
     message_score_cache_size: int = Field(default=10_000, ge=0)
     compress_preserve_recent: int = Field(default=3, ge=0)
 
+    # Context assembly, POST /v1/users/{id}/context (seed 001 §1-§4, seed 003).
+    # Shares of the total budget (seed 001 §2.1); they must not add up to more than 1.
+    context_share_history: float = Field(default=0.30, ge=0, le=1)
+    context_share_memories: float = Field(default=0.50, ge=0, le=1)
+    context_share_system: float = Field(default=0.15, ge=0, le=1)
+    context_share_reserve: float = Field(default=0.05, ge=0, le=1)
+    # Memories retrieved as candidates for the memory block (seed 001 §1.2 maxResults 10).
+    context_memory_top_k: int = Field(default=10, ge=1, le=100)
+    # Items at or above this importance (0-1) are kept intact where the budget allows
+    # (seed 001 §3.3 preserveThreshold 0.8; 0.7 is our "high" level).
+    context_preserve_importance: float = Field(default=0.7, ge=0, le=1)
+    # Newest non-system messages always kept verbatim (seed 003 min_messages_to_keep).
+    context_preserve_recent: int = Field(default=4, ge=0)
+    # Rolling summary when history passes this share of its budget (seed 003: 80%).
+    context_summary_threshold: float = Field(default=0.8, gt=0, le=1)
+    # The summary's own budget: at most this, and at most 30% of the history budget.
+    context_summary_max_tokens: int = Field(default=1200, ge=50)
+    # Memory cards from summarized messages (seed 003 §3); a request may turn them off.
+    context_memory_cards: bool = True
+    # Injected memories count as recalled (recall_count + 1), like a recall with track=true.
+    context_track_recalls: bool = True
+
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
     @classmethod
     def _parse_keys(cls, value: object) -> object:
         return _split_keys(value)
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> Settings:
+        shares = (
+            self.context_share_history
+            + self.context_share_memories
+            + self.context_share_system
+            + self.context_share_reserve
+        )
+        if shares > 1.0 + 1e-9:
+            raise ValueError(f"CONTEXT_SHARE_* add up to {shares:.3f}, more than 1")
+        return self
 
     def recall_weights(self, query_type: str) -> SignalWeights:
         """The fusion weights for a query type (``default`` for an unknown one)."""

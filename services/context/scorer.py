@@ -135,7 +135,8 @@ class MessageImportanceScorer:
         scores = self.score_rules(messages, task)
         threshold = self._settings.message_score_llm_threshold
         uncertain = [s.index for s in scores if s.confidence < threshold]
-        if not uncertain:
+        if not uncertain or (self._llm is None and not len(self.cache)):
+            # Nothing to ask and nothing cached: hashing every message would be wasted.
             return scores
         cached: dict[int, LlmAnswer] = {}
         missing: list[tuple[int, ChatMessage]] = []

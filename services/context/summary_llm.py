@@ -1,0 +1,111 @@
+"""The rolling summary written by the optional LLM (seed 003 §2-§3).
+
+One prompt carries the previous summary and the messages to fold in and asks for a JSON
+object: a list of short bullets per heading and the memory cards worth keeping. Anything
+unusable (no JSON object, wrong shapes) raises :class:`LlmUnavailable`, like a timeout, and
+the caller falls back to the extractive summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from services.context.cards import CARD_TYPES, MAX_CARDS, MAX_TAGS, Card
+from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.messages import ChatMessage
+from services.context.summary import HEADINGS, MAX_BULLET_CHARS, Candidate, Summary
+
+PREVIEW_CHARS: Final = 500
+MAX_PROMPT_MESSAGES: Final = 200
+ANSWER_TOKENS: Final = 1500
+# LLM bullets rank by their place in the answer; they all outrank nothing else.
+LLM_BULLET_SCORE: Final = 10.0
+_OBJECT = re.compile(r"\{.*\}", re.S)
+
+
+def build_prompt(messages: Sequence[tuple[int, ChatMessage]], previous: Summary | None) -> str:
+    """The summarising prompt (headings and card types are the seed's)."""
+    lines = []
+    for index, message in list(messages)[-MAX_PROMPT_MESSAGES:]:
+        content = " ".join(message.content.split())
+        if len(content) > PREVIEW_CHARS:
+            content = content[:PREVIEW_CHARS] + "..."
+        lines.append(f"[{index}] {message.role.upper()}: {content}")
+    before = previous.render() if previous is not None else "(none)"
+    shape = json.dumps(
+        {
+            **{heading: ["..."] for heading in HEADINGS},
+            "cards": [{"content": "一句话", "type": "|".join(CARD_TYPES), "tags": ["关键词"]}],
+        },
+        ensure_ascii=False,
+    )
+    return f"""# 上下文汇总 / Rolling context summary
+
+把下面的旧对话与之前的摘要合并为一个新的摘要（不要丢掉之前摘要里仍然有效的内容）。
+Merge the earlier summary and the older messages below into ONE new summary.
+
+## 之前的摘要 / Earlier summary
+{before}
+
+## 需要汇总的消息 / Messages to fold in
+{chr(10).join(lines)}
+
+## 返回格式 / Answer format
+只返回一个 JSON 对象 / Return only one JSON object:
+{shape}
+每条要点一句话，保持原文语言 / one short sentence per bullet, in the conversation's language.
+"""
+
+
+def _strings(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    out = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            text = " ".join(item.split())
+            out.append(text[:MAX_BULLET_CHARS])
+    return out
+
+
+def parse_answer(text: str) -> tuple[list[Candidate], list[Card]]:
+    """Bullets (as summary candidates, in answer order) and cards of the LLM's answer."""
+    match = _OBJECT.search(text.replace("```json", "").replace("```", ""))
+    if match is None:
+        raise LlmUnavailable("no JSON object in the summary answer")
+    try:
+        payload = json.loads(match.group(0))
+    except ValueError as exc:
+        raise LlmUnavailable(f"summary answer is not JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise LlmUnavailable("summary answer is not a JSON object")
+    found: list[Candidate] = []
+    for heading in HEADINGS:
+        for bullet in _strings(payload.get(heading)):
+            found.append(Candidate(heading, bullet, LLM_BULLET_SCORE - len(found) / 1000, -1))
+    if not found:
+        raise LlmUnavailable("summary answer has no bullets under the headings")
+    cards: list[Card] = []
+    raw_cards = payload.get("cards")
+    for raw in raw_cards if isinstance(raw_cards, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        content, kind = raw.get("content"), raw.get("type")
+        if not isinstance(content, str) or not content.strip() or kind not in CARD_TYPES:
+            continue
+        tags = tuple(t for t in _strings(raw.get("tags")) if len(t) <= 64)[:MAX_TAGS]
+        cards.append(Card(" ".join(content.split())[:MAX_BULLET_CHARS], str(kind), tags))
+    return found, cards[:MAX_CARDS]
+
+
+async def llm_summary(
+    client: ChatCompletionsClient,
+    messages: Sequence[tuple[int, ChatMessage]],
+    previous: Summary | None,
+) -> tuple[list[Candidate], list[Card]]:
+    """Ask the LLM; raises :class:`LlmUnavailable` on any failure."""
+    answer = await client.complete(build_prompt(messages, previous), max_tokens=ANSWER_TOKENS)
+    return parse_answer(answer)
