@@ -32,7 +32,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         await asyncio.to_thread(analyzer.warm)
         app.state.jarvis = AppState(settings, database, analyzer, clock)
         scheduler = (
-            build_scheduler(database, settings, clock) if settings.scheduler_enabled else None
+            build_scheduler(database, settings, clock, app.state.jarvis.embeddings)
+            if settings.scheduler_enabled
+            else None
         )
         if scheduler is not None:
             scheduler.start()

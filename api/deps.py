@@ -16,8 +16,10 @@ from services.clock import Clock
 from services.context.scorer import MessageImportanceScorer, build_message_scorer
 from services.context.service import MessageScoringService
 from services.db import Database
+from services.embeddings.service import Embeddings, build_embeddings
 from services.errors import Forbidden, Unauthorized
 from services.memory import MemoryService
+from services.ranking.rerank import HttpReranker
 from services.recall import RecallService
 from services.settings import Settings
 from services.validation import MAX_ID, USER_ID_PATTERN
@@ -33,9 +35,14 @@ class AppState:
     clock: Clock
     # Built once: it holds the LLM answer cache and the per-message analysis caches.
     message_scorer: MessageImportanceScorer = field(init=False)
+    # Optional providers (off by default): built once, the local model loads once.
+    embeddings: Embeddings | None = field(init=False)
+    reranker: HttpReranker | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
+        self.embeddings = build_embeddings(self.settings)
+        self.reranker = HttpReranker.from_settings(self.settings)
 
 
 def get_state(request: Request) -> AppState:
@@ -58,12 +65,20 @@ SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 def get_memory_service(state: StateDep, session: SessionDep) -> MemoryService:
     """A MemoryService bound to the request's session."""
-    return MemoryService(session, state.settings, state.analyzer, state.clock)
+    return MemoryService(session, state.settings, state.analyzer, state.clock, state.embeddings)
 
 
 def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
     """A RecallService bound to the request's session."""
-    return RecallService(session, state.settings, state.analyzer, state.clock)
+    semantic = state.embeddings.source(session) if state.embeddings else None
+    return RecallService(
+        session,
+        state.settings,
+        state.analyzer,
+        state.clock,
+        semantic=semantic,
+        reranker=state.reranker,
+    )
 
 
 def get_message_scoring_service(state: StateDep, session: SessionDep) -> MessageScoringService:
