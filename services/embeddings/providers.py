@@ -37,6 +37,10 @@ class Embedder(Protocol):
         """One vector per text, in order. Raises :class:`EmbeddingUnavailable`."""
         ...
 
+    async def warm(self) -> None:
+        """Get ready (load a model) outside any timeout. Raises :class:`EmbeddingUnavailable`."""
+        ...
+
 
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``POST {base}/embeddings`` (OpenAI, SiliconFlow, vLLM, …)."""
@@ -59,6 +63,9 @@ class OpenAIEmbedder:
     @property
     def model(self) -> str:
         return f"openai:{self._model}"
+
+    async def warm(self) -> None:
+        """Nothing to load: the endpoint is asked per call."""
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
@@ -108,20 +115,32 @@ class LocalEmbedder:
     def model(self) -> str:
         return f"local:{Path(self.source).name or self.source}"
 
+    async def warm(self) -> None:
+        """Load the model once (seconds); the first recall then needs no load."""
+        async with self._lock:
+            await self._load()
+
+    async def _load(self) -> Any:
+        if self._model is None:
+            try:
+                self._model = await asyncio.to_thread(load_local_model, self.source)
+            except EmbeddingUnavailable:
+                raise
+            except Exception as exc:
+                raise EmbeddingUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        return self._model
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         async with self._lock:  # one model, one encode at a time (it uses every core)
+            model = await self._load()
             try:
-                if self._model is None:
-                    self._model = await asyncio.to_thread(load_local_model, self.source)
                 encoded = await asyncio.to_thread(
-                    self._model.encode,
+                    model.encode,
                     list(texts),
                     batch_size=self._batch_size,
                     normalize_embeddings=True,
                     show_progress_bar=False,
                 )
-            except EmbeddingUnavailable:
-                raise
             except Exception as exc:  # the model's own errors: degrade, never crash
                 raise EmbeddingUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return [[float(v) for v in row] for row in encoded]

@@ -80,6 +80,15 @@ class Embeddings:
         """The name stored with every vector this provider makes."""
         return self.embedder.model
 
+    async def warm(self) -> bool:
+        """Load the provider's model now; False (and a warning) if it cannot be loaded."""
+        try:
+            await self.embedder.warm()
+        except EmbeddingUnavailable as exc:
+            log.warning("embedding provider unavailable, recalling without it: %s", exc)
+            return False
+        return True
+
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Normalised vectors, one per text; raises on failure or after the timeout."""
         if not texts:
