@@ -7,7 +7,7 @@ PORT ?= 8000
 SCALE ?= small
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision bench eval eval-compression clean
+.PHONY: run test lint fmt typecheck migrate revision bench eval eval-embedding eval-compression clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,15 @@ revision: $(STAMP) ## make revision m="what changed"
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
 	$(BIN)/jarvis-memory eval locomo --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
+
+# The embeddings extra on top of the test install: torch first, so pip takes the CPU wheel.
+$(VENV)/.embeddings: $(STAMP)
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[embeddings,test]'
+	touch $@
+
+eval-embedding: $(VENV)/.embeddings ## LoCoMo recall with EMBEDDING_PROVIDER=local beside the offline default; writes docs/eval/ (generated)
+	$(BIN)/jarvis-memory eval locomo --embedding local --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md

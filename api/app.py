@@ -31,8 +31,13 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         # Load jieba's dictionaries before the first request instead of during it.
         await asyncio.to_thread(analyzer.warm)
         app.state.jarvis = AppState(settings, database, analyzer, clock)
+        if app.state.jarvis.embeddings is not None:
+            # A local model loads here, not in the first request; a failure only warns.
+            await app.state.jarvis.embeddings.warm()
         scheduler = (
-            build_scheduler(database, settings, clock) if settings.scheduler_enabled else None
+            build_scheduler(database, settings, clock, app.state.jarvis.embeddings)
+            if settings.scheduler_enabled
+            else None
         )
         if scheduler is not None:
             scheduler.start()

@@ -18,8 +18,10 @@ from services.context.llm_client import ChatCompletionsClient
 from services.context.scorer import MessageImportanceScorer, build_message_scorer
 from services.context.service import MessageScoringService
 from services.db import Database
+from services.embeddings.service import Embeddings, build_embeddings
 from services.errors import Forbidden, Unauthorized
 from services.memory import MemoryService
+from services.ranking.rerank import HttpReranker
 from services.recall import RecallService
 from services.settings import Settings
 from services.validation import MAX_ID, USER_ID_PATTERN
@@ -37,10 +39,15 @@ class AppState:
     message_scorer: MessageImportanceScorer = field(init=False)
     # The summary writer for context assembly; None while no LLM is configured.
     llm: ChatCompletionsClient | None = field(init=False)
+    # Optional providers (off by default): built once, the local model loads once.
+    embeddings: Embeddings | None = field(init=False)
+    reranker: HttpReranker | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
         self.llm = ChatCompletionsClient.from_settings(self.settings)
+        self.embeddings = build_embeddings(self.settings)
+        self.reranker = HttpReranker.from_settings(self.settings)
 
 
 def get_state(request: Request) -> AppState:
@@ -63,12 +70,20 @@ SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 def get_memory_service(state: StateDep, session: SessionDep) -> MemoryService:
     """A MemoryService bound to the request's session."""
-    return MemoryService(session, state.settings, state.analyzer, state.clock)
+    return MemoryService(session, state.settings, state.analyzer, state.clock, state.embeddings)
 
 
 def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
     """A RecallService bound to the request's session."""
-    return RecallService(session, state.settings, state.analyzer, state.clock)
+    semantic = state.embeddings.source(session) if state.embeddings else None
+    return RecallService(
+        session,
+        state.settings,
+        state.analyzer,
+        state.clock,
+        semantic=semantic,
+        reranker=state.reranker,
+    )
 
 
 def get_message_scoring_service(state: StateDep, session: SessionDep) -> MessageScoringService:
@@ -79,7 +94,14 @@ def get_message_scoring_service(state: StateDep, session: SessionDep) -> Message
 def get_context_service(state: StateDep, session: SessionDep) -> ContextService:
     """A ContextService bound to the request's session."""
     return ContextService(
-        session, state.settings, state.analyzer, state.message_scorer, state.clock, state.llm
+        session,
+        state.settings,
+        state.analyzer,
+        state.message_scorer,
+        state.clock,
+        state.llm,
+        recall=get_recall_service(state, session),
+        memories=get_memory_service(state, session),
     )
 
 

@@ -210,6 +210,18 @@ class DiversityOut(BaseModel):
     max_similarity_to_earlier: float
 
 
+class RerankOut(BaseModel):
+    """The reranker's part (seed 004 §1): ``score = contribution + hybrid_contribution``."""
+
+    relevance: float
+    weight: float
+    contribution: float
+    hybrid_score: float
+    hybrid_normalized: float
+    hybrid_weight: float
+    hybrid_contribution: float
+
+
 class ExplanationOut(BaseModel):
     """Why a memory came back: the query type and every signal's share of the score.
 
@@ -230,6 +242,7 @@ class ExplanationOut(BaseModel):
     importance: dict[str, Any]
     continuity: ContinuityOut | None
     diversity: DiversityOut | None
+    rerank: RerankOut | None = None
 
 
 class RecallHitOut(BaseModel):

@@ -2,6 +2,7 @@
 
 from models.association import ASSOCIATION_KINDS, MemoryAssociation
 from models.base import Base, UTCDateTime
+from models.embedding import MemoryEmbedding
 from models.history import JobRun, MemoryScoreHistory
 from models.index import MemoryTerm, MemoryTermStat, MemoryTopic
 from models.memory import IMPORTANCE_LEVELS, MEMORY_TYPES, MemoryUser, UserMemory
@@ -15,6 +16,7 @@ __all__ = [
     "CompressionRecord",
     "JobRun",
     "MemoryAssociation",
+    "MemoryEmbedding",
     "MemoryScoreHistory",
     "MemoryTerm",
     "MemoryTermStat",

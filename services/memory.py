@@ -22,6 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from models import MemoryAssociation, MemoryScoreHistory, UserMemory
 from services.analysis import AnalyzedText, TextAnalyzer
 from services.clock import Clock
+from services.embeddings.service import Embeddings
+from services.embeddings.vectors import Vector
 from services.errors import (
     DuplicateContent,
     InvalidInput,
@@ -116,11 +118,17 @@ class MemoryService:
     """Per-user memory operations over one session."""
 
     def __init__(
-        self, session: AsyncSession, settings: Settings, analyzer: TextAnalyzer, clock: Clock
+        self,
+        session: AsyncSession,
+        settings: Settings,
+        analyzer: TextAnalyzer,
+        clock: Clock,
+        embeddings: Embeddings | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
         self.clock = clock
+        self.embeddings = embeddings
         self.memories = MemoryRepository(session)
         self.search = SearchRepository(session)
         self.links = AssociationRepository(session)
@@ -151,8 +159,13 @@ class MemoryService:
         check_user_id(user_id)
         cleaned = [self._clean(item) for item in items]
         # jieba is CPU-bound: analyse off the event loop so other requests keep flowing.
-        analyses = await asyncio.to_thread(
-            lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
+        # The vectors are made meanwhile, before the first SQL statement: a slow provider
+        # never holds the database's write lock (SQLite takes it at BEGIN IMMEDIATE).
+        analyses, vectors = await asyncio.gather(
+            asyncio.to_thread(
+                lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
+            ),
+            self._embed([i.content for i in cleaned]),
         )
         facts = [extract_fact(i.content) for i in cleaned]
         statements = [
@@ -170,8 +183,19 @@ class MemoryService:
         now = self.clock()
         outcomes = await self.ingest.write(user_id, statements, now)
         await self._correct(user_id, cleaned, facts, outcomes, now)
+        if self.embeddings is not None and vectors is not None:
+            # A statement that created its memory holds that memory's text exactly.
+            created = [(o.memory_id, v) for o, v in zip(outcomes, vectors, strict=True)]
+            fresh = [pair for pair, o in zip(created, outcomes, strict=True) if not o.merged]
+            await self.embeddings.store(self.memories.session, user_id, fresh, now)
         rows = await self.memories.get_many(user_id, sorted({o.memory_id for o in outcomes}))
         return [StoredMemory(rows[o.memory_id], o.merged) for o in outcomes]
+
+    async def _embed(self, texts: list[str]) -> list[Vector] | None:
+        """Vectors for new texts; None (logged) without a provider or when it fails."""
+        if self.embeddings is None:
+            return None
+        return await self.embeddings.try_embed(texts)
 
     async def _correct(
         self,
@@ -231,7 +255,10 @@ class MemoryService:
         return (await self.memories.get_many(user_id, [memory_id]))[memory_id]
 
     async def update(self, user_id: str, memory_id: int, changes: MemoryChanges) -> UserMemory:
-        """Edit a memory; new content is re-analysed, re-indexed and re-linked."""
+        """Edit a memory; new content is re-analysed, re-indexed, re-linked, re-embedded."""
+        # Checked before the provider sees it; embedded before the first SQL statement.
+        text = check_content(changes.content) if changes.content is not None else None
+        vectors = await self._embed([text]) if text is not None else None
         memory = await self.get(user_id, memory_id)
         now = self.clock()
         if changes.memory_type is not None:
@@ -244,6 +271,12 @@ class MemoryService:
             await self._reanalyse(memory, changes, now)
         if changes.content is not None:
             await self._reslot(memory, now)
+        if changes.content is not None and self.embeddings is not None:
+            session = self.memories.session
+            if vectors is not None:
+                await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
+            else:  # the old text's vector would mislead; the backfill makes a new one
+                await self.embeddings.forget(session, user_id, memory.id)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")

@@ -8,8 +8,10 @@
    from the per-user inverted index, plus a semantic source's nearest memories when one is
    configured, plus the neighbours of the strongest hits (session continuity, seed 004
    §4.2), fetched by an index range scan. A user's other memories are never loaded.
-3. Each candidate gets every signal whose weight is not 0; the weighted sum ranks them and
-   MMR (seed 004 §4.5) re-orders the head for variety.
+3. Each candidate gets every signal whose weight is not 0; the weighted sum ranks them.
+4. An optional reranker rescores the best of them, fused with that score by query type
+   (seed 004 §1, services/ranking/rerank.py), and MMR (seed 004 §4.5) re-orders the head
+   for variety.
 
 An empty query (or one with no searchable words) returns the most important memories,
 scored by importance alone.
@@ -40,6 +42,7 @@ from services.ranking.continuity import Continuity, continuity_values, pick_anch
 from services.ranking.diversity import mmr_order
 from services.ranking.explanation import explain_fused, explain_importance_only
 from services.ranking.phrases import TextFeatures, phrase_score, text_features
+from services.ranking.rerank import HttpReranker, Reranked, rerank
 from services.ranking.semantic import SemanticSource
 from services.ranking.signals import Contribution, contributions, fused_score, recency
 from services.ranking.understanding import QueryUnderstanding, understand
@@ -66,6 +69,7 @@ class RecallHit:
     signals: dict[str, Contribution] = field(default_factory=dict)
     continuity: Continuity | None = None
     max_similarity: float = 0.0  # to a better-placed result (MMR)
+    rerank: Reranked | None = None  # set when a reranker rescored this recall
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,13 @@ class RecallService:
         analyzer: TextAnalyzer,
         clock: Clock,
         semantic: SemanticSource | None = None,
+        reranker: HttpReranker | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
         self.clock = clock
         self.semantic = semantic
+        self.reranker = reranker
         self.memories = MemoryRepository(session)
         self.search = SearchRepository(session)
         self.neighbours = NeighbourRepository(session)
@@ -198,6 +204,13 @@ class RecallService:
                 **self._text_and_time(understood, memory, features[mid], weights, now),
             }
             scores[mid] = fused_score(values[mid], weight_of)
+        reranked: dict[int, Reranked] = {}
+        if self.reranker is not None:
+            texts = {mid: m.content for mid, m in pool.rows.items()}
+            reranked = await rerank(
+                self.reranker, query, scores, texts, s, understood.intent.type.value
+            )
+            scores = {mid: r.score for mid, r in reranked.items()} or scores
         ordered = mmr_order(
             sorted(scores, key=lambda mid: (-scores[mid], -mid)),
             scores,
@@ -218,6 +231,7 @@ class RecallService:
                 signals=contributions(values[mid], weights),
                 continuity=pool.continuity.get(mid),
                 max_similarity=similarity,
+                rerank=reranked.get(mid),
             )
             for mid, similarity in ordered
         ]

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from services.clock import Clock
 from services.db import Database
-from services.jobs import RESCORE_JOB, run_rescore
+from services.embeddings.service import Embeddings
+from services.jobs import EMBED_JOB, RESCORE_JOB, run_embedding_backfill, run_rescore
 from services.settings import Settings
 
 
-def build_scheduler(db: Database, settings: Settings, clock: Clock) -> AsyncIOScheduler:
-    """An AsyncIOScheduler that rescores every ``rescore_interval`` seconds.
+def build_scheduler(
+    db: Database, settings: Settings, clock: Clock, embeddings: Embeddings | None = None
+) -> AsyncIOScheduler:
+    """An AsyncIOScheduler that rescores every ``rescore_interval`` seconds and, with
+    embeddings configured, backfills missing vectors every ``embedding_backfill_interval``
+    (first right after start, so a change of model is picked up at once).
 
     ``max_instances=1`` and ``coalesce`` mean a slow run is never overlapped by the next
     and missed runs collapse into one.
@@ -28,4 +35,17 @@ def build_scheduler(db: Database, settings: Settings, clock: Clock) -> AsyncIOSc
         coalesce=True,
         replace_existing=True,
     )
+    if embeddings is not None:
+        scheduler.add_job(
+            run_embedding_backfill,
+            "interval",
+            seconds=settings.embedding_backfill_interval,
+            args=(db, settings, clock, embeddings),
+            kwargs={"trigger": "schedule"},
+            id=EMBED_JOB,
+            max_instances=1,
+            coalesce=True,
+            replace_existing=True,
+            next_run_time=datetime.now(UTC),
+        )
     return scheduler

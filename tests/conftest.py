@@ -8,7 +8,7 @@ become savepoints on it, and everything is rolled back at the end.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from services.db import Database, build_engine
 from services.settings import Settings
 from tests.db_backends import fresh_database, migrate, postgres_server_url
 from tests.factories import Services
+from tests.providers import ProviderServer
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BACKENDS = ["sqlite"] + (["postgresql"] if postgres_server_url() else [])
@@ -114,3 +115,18 @@ def services(
     db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
 ) -> Services:
     return Services(db, settings, analyzer, clock)
+
+
+@pytest.fixture(scope="session")
+def provider_server() -> Iterator[ProviderServer]:
+    server = ProviderServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def provider(provider_server: ProviderServer) -> ProviderServer:
+    """The loopback embeddings + rerank server, answering normally and with no history."""
+    provider_server.mode = "ok"
+    provider_server.requests.clear()
+    return provider_server

@@ -81,12 +81,16 @@ class ContextService:
         scorer: MessageImportanceScorer,
         clock: Clock,
         llm: ChatCompletionsClient | None = None,
+        *,
+        recall: RecallService | None = None,
+        memories: MemoryService | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
         self.scorer = scorer
-        self.recall = RecallService(session, settings, analyzer, clock)
-        self.memories = MemoryService(session, settings, analyzer, clock)
+        # The edge passes services wired with the optional providers (embeddings, reranker).
+        self.recall = recall or RecallService(session, settings, analyzer, clock)
+        self.memories = memories or MemoryService(session, settings, analyzer, clock)
         estimator = get_token_estimator(settings.token_estimator)
         keywords = _keywords(analyzer)
         self.assembler = ContextAssembler(

@@ -29,6 +29,7 @@ from services.clock import utcnow
 from services.context.scorer import build_message_scorer
 from services.context.tokens import get_token_estimator
 from services.db import Database, build_engine
+from services.embeddings.service import build_embeddings
 from services.errors import InvalidInput
 from services.evaluation.compression import PRESERVE_RECENT, run_compression
 from services.evaluation.compression_report import (
@@ -67,6 +68,13 @@ def add_locomo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, default=None, help="write a markdown table")
     parser.add_argument(
         "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
+    )
+    parser.add_argument(
+        "--embedding",
+        choices=("none", "local"),
+        default="none",
+        help="local: embed with the local model (needs the embeddings extra) and report the "
+        "offline default beside it",
     )
     parser.add_argument(
         "--conversations",
@@ -129,6 +137,9 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
     if not args.data.is_file():
         raise InvalidInput(f"no such dataset file: {args.data}")
     conversations = load_locomo(args.data)[: args.limit_conversations]
+    if args.embedding != "none":
+        settings = settings.model_copy(update={"embedding_provider": args.embedding})
+    embeddings = build_embeddings(settings)
     run_id = uuid.uuid4().hex[:8]
     tmp_dir = None if args.database_url else Path(tempfile.mkdtemp(prefix="jarvis-eval-"))
     if tmp_dir is None:
@@ -151,14 +162,22 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
         await asyncio.to_thread(analyzer.warm)
         date = utcnow()
         prefix = f"locomo-{run_id}-"
-        run = await run_locomo(db, settings, analyzer, utcnow, conversations, args.k, prefix)
+        if embeddings is not None and not await embeddings.warm():
+            raise InvalidInput(f"embedding model {settings.embedding_model!r} cannot be loaded")
+        run = await run_locomo(
+            db, settings, analyzer, utcnow, conversations, args.k, prefix, embeddings
+        )
     finally:
         await db.dispose()
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
     meta = {
         "benchmark": "locomo",
-        "generated_by": "make eval (jarvis-memory eval locomo)",
+        "generated_by": (
+            "make eval-embedding (jarvis-memory eval locomo --embedding local)"
+            if embeddings is not None
+            else "make eval (jarvis-memory eval locomo)"
+        ),
         "date": date.isoformat(timespec="seconds"),
         "dataset": {
             **dataset_meta(args.data, conversations),

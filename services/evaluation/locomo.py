@@ -22,6 +22,7 @@ from typing import Any
 from services.analysis import TextAnalyzer
 from services.clock import Clock
 from services.db import Database
+from services.embeddings.service import Embeddings
 from services.evaluation.baseline import NaiveBM25
 from services.evaluation.metrics import QuestionScore, score_question
 from services.memory import MemoryService, NewMemory
@@ -185,6 +186,10 @@ class LocomoRun:
     lexical: list[QuestionScore] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     lexical_latencies_ms: list[float] = field(default_factory=list)
+    # With embeddings: the same service without them (the offline default), same questions.
+    offline: list[QuestionScore] = field(default_factory=list)
+    offline_latencies_ms: list[float] = field(default_factory=list)
+    embedding_model: str | None = None
     conversations: list[ConversationRun] = field(default_factory=list)
 
 
@@ -198,7 +203,11 @@ def lexical_only(settings: Settings) -> Settings:
 
 
 async def _ingest(
-    db: Database, services: tuple[Settings, TextAnalyzer, Clock], user_id: str, turns: list[Turn]
+    db: Database,
+    services: tuple[Settings, TextAnalyzer, Clock],
+    user_id: str,
+    turns: list[Turn],
+    embeddings: Embeddings | None,
 ) -> tuple[dict[int, set[str]], int]:
     """Remember ``turns`` in batches (one unit of work each); memory id → its dia_ids."""
     settings, analyzer, clock = services
@@ -215,7 +224,7 @@ async def _ingest(
             for t in batch
         ]
         async with db.unit_of_work() as session:
-            stored = await MemoryService(session, settings, analyzer, clock).add_many(
+            stored = await MemoryService(session, settings, analyzer, clock, embeddings).add_many(
                 user_id, items
             )
         for turn, result in zip(batch, stored, strict=True):
@@ -230,14 +239,15 @@ async def _ask(
     user_id: str,
     question: Question,
     top_k: int,
+    embeddings: Embeddings | None = None,
 ) -> tuple[list[int], float]:
     """One untracked recall in its own unit of work: the memory ids and milliseconds."""
     settings, analyzer, clock = services
     asked = time.perf_counter()
     async with db.unit_of_work() as session:
-        hits = await RecallService(session, settings, analyzer, clock).recall_memories(
-            user_id, question.text, top_k, track=False
-        )
+        semantic = embeddings.source(session) if embeddings is not None else None
+        service = RecallService(session, settings, analyzer, clock, semantic=semantic)
+        hits = await service.recall_memories(user_id, question.text, top_k, track=False)
     return [h.memory.id for h in hits], (time.perf_counter() - asked) * 1000.0
 
 
@@ -249,21 +259,24 @@ async def run_locomo(
     conversations: Sequence[Conversation],
     ks: Sequence[int],
     user_prefix: str,
+    embeddings: Embeddings | None = None,
 ) -> LocomoRun:
     """Ingest, ask and score every conversation, one fresh user (``user_prefix + id``) each.
 
     The service's ranking of memories is scored against the dia_ids that went into each
     memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`, and the
     same service with :func:`lexical_only` settings gives the plain lexical row and latency.
+    With ``embeddings`` the turns are embedded as they are written and the service recalls
+    with the semantic signal; the same service without it is the ``offline`` row.
     """
     top_k = max(ks)
     plain = lexical_only(settings)
-    run = LocomoRun(tuple(ks))
+    run = LocomoRun(tuple(ks), embedding_model=embeddings.model if embeddings else None)
     for conversation in conversations:
         user_id = f"{user_prefix}{conversation.sample_id}"
         started = time.perf_counter()
         by_memory, merged = await _ingest(
-            db, (settings, analyzer, clock), user_id, conversation.turns
+            db, (settings, analyzer, clock), user_id, conversation.turns, embeddings
         )
         ingest_seconds = time.perf_counter() - started
         baseline = NaiveBM25([t.content for t in conversation.turns])
@@ -280,11 +293,13 @@ async def run_locomo(
             )
             # Both configurations answer every question, alternating which goes first, so
             # the latency comparison sees the same caches and the same machine load.
-            configs = [(settings, run.service, run.latencies_ms)]
-            configs.append((plain, run.lexical, run.lexical_latencies_ms))
-            for config, scores, latencies in configs if index % 2 else configs[::-1]:
+            configs = [(settings, run.service, run.latencies_ms, embeddings)]
+            configs.append((plain, run.lexical, run.lexical_latencies_ms, None))
+            if embeddings is not None:
+                configs.append((settings, run.offline, run.offline_latencies_ms, None))
+            for config, scores, latencies, semantic in configs if index % 2 else configs[::-1]:
                 ids, milliseconds = await _ask(
-                    db, (config, analyzer, clock), user_id, question, top_k
+                    db, (config, analyzer, clock), user_id, question, top_k, semantic
                 )
                 latencies.append(milliseconds)
                 ranked = [by_memory.get(memory_id, set()) for memory_id in ids]

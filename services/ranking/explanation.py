@@ -1,6 +1,8 @@
 """``explain=true``: every signal's value, weight and contribution, and why it has that value.
 
-The signal contributions add up to the hit's score. The ``relevance`` and ``importance``
+The signal contributions add up to the hit's score; when a reranker rescored the recall
+they add up to ``rerank.hybrid_score`` and the ``rerank`` section's two contributions add
+up to the score (services/ranking/rerank.py). The ``relevance`` and ``importance``
 sections keep the per-term BM25 breakdown and the four importance components (seed 002).
 """
 
@@ -119,4 +121,21 @@ def explain_fused(
             "lambda": settings.recall_mmr_lambda,
             "max_similarity_to_earlier": hit.max_similarity,
         },
+        "rerank": _rerank(hit),
+    }
+
+
+def _rerank(hit: RecallHit) -> dict[str, float] | None:
+    """The reranker's part: ``score = contribution + hybrid_contribution`` (seed 004 §1)."""
+    r = hit.rerank
+    if r is None:
+        return None
+    return {
+        "relevance": r.relevance,
+        "weight": r.weight,
+        "contribution": r.weight * r.relevance,
+        "hybrid_score": r.hybrid,
+        "hybrid_normalized": r.hybrid_normalized,
+        "hybrid_weight": 1.0 - r.weight,
+        "hybrid_contribution": (1.0 - r.weight) * r.hybrid_normalized,
     }

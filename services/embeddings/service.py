@@ -1,0 +1,184 @@
+"""Embeddings: vectors at write time, per-user semantic search, and the backfill's batches.
+
+One :class:`Embeddings` is built per process (it holds the provider, which may hold a
+loaded model, and the per-user vector cache); :meth:`Embeddings.source` binds it to a
+unit of work as recall's ``SemanticSource`` (services/ranking/semantic.py).
+
+Search is a brute-force cosine over one user's vectors, read from one primary-key range:
+no other user's data is read. The vectors are cached per user; a cached entry is used
+only while the user's (count, newest ``embedded_at``) signature in the database still
+matches, so a write from another process or the backfill job is seen at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.embeddings.providers import Embedder, EmbeddingUnavailable, build_embedder
+from services.embeddings.vectors import Vector, from_bytes, normalized, similarity, to_bytes
+from services.repositories.embeddings import EmbeddingRepository, StoredVector
+from services.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Signature = tuple[int, datetime | None]
+
+
+@dataclass(frozen=True)
+class _UserVectors:
+    signature: Signature
+    ids: list[int]
+    vectors: list[Vector]
+
+
+class VectorCache:
+    """The most recently searched users' vectors (least recently used dropped first)."""
+
+    def __init__(self, max_users: int) -> None:
+        self.max_users = max_users
+        self._entries: OrderedDict[tuple[str, str], _UserVectors] = OrderedDict()
+
+    def get(self, user_id: str, model: str, signature: Signature) -> _UserVectors | None:
+        entry = self._entries.get((user_id, model))
+        if entry is None or entry.signature != signature:
+            return None
+        self._entries.move_to_end((user_id, model))
+        return entry
+
+    def put(self, user_id: str, model: str, entry: _UserVectors) -> None:
+        if self.max_users <= 0:
+            return
+        self._entries[(user_id, model)] = entry
+        self._entries.move_to_end((user_id, model))
+        while len(self._entries) > self.max_users:
+            self._entries.popitem(last=False)
+
+    def invalidate(self, user_id: str) -> None:
+        """Forget a user's vectors (this process wrote some)."""
+        for key in [key for key in self._entries if key[0] == user_id]:
+            del self._entries[key]
+
+
+class Embeddings:
+    """The configured provider with its timeout, storage and per-user search."""
+
+    def __init__(self, embedder: Embedder, settings: Settings) -> None:
+        self.embedder = embedder
+        self.settings = settings
+        self.cache = VectorCache(settings.embedding_cache_users)
+
+    @property
+    def model(self) -> str:
+        """The name stored with every vector this provider makes."""
+        return self.embedder.model
+
+    async def warm(self) -> bool:
+        """Load the provider's model now; False (and a warning) if it cannot be loaded."""
+        try:
+            await self.embedder.warm()
+        except EmbeddingUnavailable as exc:
+            log.warning("embedding provider unavailable, recalling without it: %s", exc)
+            return False
+        return True
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        """Normalised vectors, one per text; raises on failure or after the timeout."""
+        if not texts:
+            return []
+        # The provider's own timeout covers HTTP; this one also bounds a local model.
+        timeout = self.settings.embedding_timeout * max(
+            1, -(-len(texts) // self.settings.embedding_batch_size)
+        )
+        try:
+            raw = await asyncio.wait_for(self.embedder.embed(texts), timeout)
+        except TimeoutError as exc:
+            raise EmbeddingUnavailable(f"no answer within {timeout:g} s") from exc
+        if len(raw) != len(texts):
+            raise EmbeddingUnavailable(f"{len(raw)} vectors for {len(texts)} texts")
+        return [normalized(v) for v in raw]
+
+    async def try_embed(self, texts: Sequence[str]) -> list[Vector] | None:
+        """:meth:`embed`, or None and a warning: a write never fails for want of vectors."""
+        try:
+            return await self.embed(texts)
+        except EmbeddingUnavailable as exc:
+            log.warning(
+                "embedding provider failed, %d memories stored without vectors "
+                "(the backfill job adds them later): %s",
+                len(texts),
+                exc,
+            )
+            return None
+
+    async def store(
+        self,
+        session: AsyncSession,
+        user_id: str,
+        vectors: Iterable[tuple[int, Vector]],
+        now: datetime,
+    ) -> int:
+        """Store (or replace) memories' vectors under the current model; how many."""
+        rows = [StoredVector(memory_id, to_bytes(v), len(v)) for memory_id, v in vectors]
+        if not rows:
+            return 0
+        self.cache.invalidate(user_id)
+        return await EmbeddingRepository(session).store(user_id, self.model, rows, now)
+
+    async def forget(self, session: AsyncSession, user_id: str, memory_id: int) -> None:
+        """Drop a stale vector (the backfill job makes a new one later)."""
+        self.cache.invalidate(user_id)
+        await EmbeddingRepository(session).forget(user_id, memory_id)
+
+    def source(self, session: AsyncSession) -> SemanticSearch:
+        """Recall's semantic source for one unit of work."""
+        return SemanticSearch(self, session)
+
+    async def user_vectors(self, session: AsyncSession, user_id: str) -> _UserVectors:
+        """One user's vectors from the current model, cached while unchanged."""
+        repository = EmbeddingRepository(session)
+        signature = await repository.signature(user_id, self.model)
+        cached = self.cache.get(user_id, self.model, signature)
+        if cached is not None:
+            return cached
+        rows = await repository.vectors(user_id, self.model)
+        entry = _UserVectors(signature, [i for i, _ in rows], [from_bytes(d) for _, d in rows])
+        self.cache.put(user_id, self.model, entry)
+        return entry
+
+
+class SemanticSearch:
+    """Per-user nearest memories by cosine similarity (a ``SemanticSource``)."""
+
+    def __init__(self, embeddings: Embeddings, session: AsyncSession) -> None:
+        self.embeddings = embeddings
+        self.session = session
+
+    async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
+        """Memory id → cosine clipped to [0, 1] for the ``limit`` most similar memories.
+
+        Raises when the provider fails; recall catches it, logs a warning and ranks by
+        the other signals.
+        """
+        (wanted,) = await self.embeddings.embed([query])
+        stored = await self.embeddings.user_vectors(self.session, user_id)
+        scored = (
+            (similarity(wanted, vector), memory_id)
+            for memory_id, vector in zip(stored.ids, stored.vectors, strict=True)
+            if len(vector) == len(wanted)
+        )
+        best = heapq.nlargest(limit, scored)
+        return {memory_id: value for value, memory_id in best if value > 0.0}
+
+
+def build_embeddings(settings: Settings) -> Embeddings | None:
+    """The configured embeddings, or None for ``EMBEDDING_PROVIDER=none``."""
+    embedder = build_embedder(settings)
+    return Embeddings(embedder, settings) if embedder is not None else None

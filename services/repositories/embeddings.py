@@ -1,0 +1,151 @@
+"""SQL for memory embeddings, scoped by ``user_id`` (the backfill's scan excepted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import MemoryEmbedding, UserMemory
+from services.repositories.dialect import upsert_insert
+from services.repositories.memories import IDS_PER_STATEMENT, INSERT_ROWS_PER_STATEMENT
+
+
+@dataclass(frozen=True)
+class StoredVector:
+    """A vector to store: its memory, float32 bytes and dimension."""
+
+    memory_id: int
+    data: bytes
+    dim: int
+
+
+@dataclass(frozen=True)
+class Unembedded:
+    """A memory without a vector from the current model (the backfill's work item)."""
+
+    user_id: str
+    memory_id: int
+    content: str
+
+
+class EmbeddingRepository:
+    """Reads and writes ``memory_embeddings`` for one session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def store(
+        self, user_id: str, model: str, vectors: Sequence[StoredVector], now: datetime
+    ) -> int:
+        """Insert or replace the vectors of memories that (still) exist; how many stored.
+
+        Ids of memories deleted meanwhile are skipped, so a slow backfill never trips
+        the foreign key.
+        """
+        existing = await self._existing(user_id, [v.memory_id for v in vectors])
+        rows = [
+            {
+                "user_id": user_id,
+                "memory_id": v.memory_id,
+                "model": model,
+                "dim": v.dim,
+                "vector": v.data,
+                "embedded_at": now,
+            }
+            for v in vectors
+            if v.memory_id in existing
+        ]
+        insert = upsert_insert(self.session)
+        for start in range(0, len(rows), INSERT_ROWS_PER_STATEMENT):
+            statement = insert(MemoryEmbedding).values(
+                rows[start : start + INSERT_ROWS_PER_STATEMENT]
+            )
+            await self.session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=["user_id", "memory_id"],
+                    set_={
+                        "model": statement.excluded.model,
+                        "dim": statement.excluded.dim,
+                        "vector": statement.excluded.vector,
+                        "embedded_at": statement.excluded.embedded_at,
+                    },
+                )
+            )
+        return len(rows)
+
+    async def _existing(self, user_id: str, ids: Sequence[int]) -> set[int]:
+        found: set[int] = set()
+        for start in range(0, len(ids), IDS_PER_STATEMENT):
+            result = await self.session.execute(
+                select(UserMemory.id).where(
+                    UserMemory.user_id == user_id,
+                    UserMemory.id.in_(ids[start : start + IDS_PER_STATEMENT]),
+                )
+            )
+            found.update(result.scalars())
+        return found
+
+    async def forget(self, user_id: str, memory_id: int) -> None:
+        """Drop a memory's vector (its text changed and no new vector could be made)."""
+        await self.session.execute(
+            delete(MemoryEmbedding).where(
+                MemoryEmbedding.user_id == user_id, MemoryEmbedding.memory_id == memory_id
+            )
+        )
+
+    async def signature(self, user_id: str, model: str) -> tuple[int, datetime | None]:
+        """(count, newest ``embedded_at``) of a user's vectors: changes when they do."""
+        result = await self.session.execute(
+            select(func.count(), func.max(MemoryEmbedding.embedded_at)).where(
+                MemoryEmbedding.user_id == user_id, MemoryEmbedding.model == model
+            )
+        )
+        count, newest = result.one()
+        return int(count), newest
+
+    async def vectors(self, user_id: str, model: str) -> list[tuple[int, bytes]]:
+        """Every vector of one user from one model: one range of the primary key."""
+        result = await self.session.execute(
+            select(MemoryEmbedding.memory_id, MemoryEmbedding.vector).where(
+                MemoryEmbedding.user_id == user_id, MemoryEmbedding.model == model
+            )
+        )
+        return [(int(memory_id), bytes(data)) for memory_id, data in result]
+
+    async def models(self, user_id: str) -> dict[str, int]:
+        """Model name → how many of the user's vectors it made (admin and tests)."""
+        result = await self.session.execute(
+            select(MemoryEmbedding.model, func.count())
+            .where(MemoryEmbedding.user_id == user_id)
+            .group_by(MemoryEmbedding.model)
+        )
+        return {str(model): int(n) for model, n in result}
+
+    async def unembedded(
+        self, model: str, after_id: int, limit: int, user_id: str | None = None
+    ) -> list[Unembedded]:
+        """Memories after ``after_id`` (id order) with no vector from ``model``.
+
+        A memory whose vector another model made counts as missing, so a change of model
+        re-embeds everything, a batch at a time.
+        """
+        joined = and_(
+            MemoryEmbedding.user_id == UserMemory.user_id,
+            MemoryEmbedding.memory_id == UserMemory.id,
+            MemoryEmbedding.model == model,
+        )
+        query = (
+            select(UserMemory.user_id, UserMemory.id, UserMemory.content)
+            .outerjoin(MemoryEmbedding, joined)
+            .where(MemoryEmbedding.memory_id.is_(None), UserMemory.id > after_id)
+            .order_by(UserMemory.id)
+            .limit(limit)
+        )
+        if user_id is not None:
+            query = query.where(UserMemory.user_id == user_id)
+        result = await self.session.execute(query)
+        return [Unembedded(str(u), int(i), str(c)) for u, i, c in result]

@@ -1,0 +1,128 @@
+"""Real HTTP servers on loopback speaking the OpenAI embeddings and the rerank shapes.
+
+The embedding "model" is a toy with a concept table, so a paraphrase that shares no word
+with its query still lands near it: each known word adds 1 to its concept's axis, any
+other word but a stopword to one of a few hashed axes. The reranker scores a document by
+the share of the query's concepts it holds. ``mode`` switches every answer to a failure: ``slow``
+(sleeps past any test timeout), ``malformed`` (valid JSON of the wrong shape),
+``garbage`` (not JSON), ``wrong_count`` (one vector short) or ``error`` (HTTP 500).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CONCEPTS: dict[str, int] = {
+    **dict.fromkeys(["sister", "sibling", "brother"], 0),
+    **dict.fromkeys(["lives", "live", "resides", "reside", "home", "dwells"], 1),
+    **dict.fromkeys(["lisbon", "city", "town", "portugal"], 2),
+    **dict.fromkeys(["dog", "puppy", "pet", "canine"], 3),
+    **dict.fromkeys(["guitar", "music", "instrument", "piano"], 4),
+}
+AXES = 12  # 5 concept axes, 7 hashed ones
+STOPWORDS = frozenset(
+    ["a", "an", "and", "at", "i", "in", "is", "my", "of", "s", "the", "to", "which"]
+)
+SLOW_SECONDS = 2.0
+_WORD = re.compile(r"[a-z]+")
+
+
+def toy_vector(text: str) -> list[float]:
+    """Concept counts of a text (not normalised: the service normalises)."""
+    vector = [0.0] * AXES
+    for word in _WORD.findall(text.lower()):
+        if word in STOPWORDS:
+            continue
+        axis = CONCEPTS.get(word)
+        if axis is None:
+            axis = 5 + zlib.crc32(word.encode()) % (AXES - 5)
+        vector[axis] += 1.0
+    return vector
+
+
+def toy_relevance(query: str, document: str) -> float:
+    """Share of the query's concepts found in the document."""
+    wanted = {CONCEPTS[w] for w in _WORD.findall(query.lower()) if w in CONCEPTS}
+    found = {CONCEPTS[w] for w in _WORD.findall(document.lower()) if w in CONCEPTS}
+    return len(wanted & found) / len(wanted) if wanted else 0.0
+
+
+class ProviderServer:
+    """One loopback server answering ``/v1/embeddings`` and ``/v1/rerank``."""
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                owner.requests.append((self.path, body))
+                status, answer = owner.answer(self.path, body)
+                data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ProviderServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def paths(self) -> list[str]:
+        return [path for path, _ in self.requests]
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        mode = self.mode
+        if mode == "slow":
+            time.sleep(SLOW_SECONDS)
+        if mode == "error":
+            return 500, {"error": {"message": "internal error"}}
+        if mode == "malformed":
+            return 200, {"object": "list", "items": "nothing here"}
+        if mode == "garbage":
+            return 200, b"<html>not json</html>"
+        if path == "/v1/embeddings":
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            if mode == "wrong_count":
+                texts = texts[:-1]
+            data = [
+                {"object": "embedding", "index": i, "embedding": toy_vector(t)}
+                for i, t in enumerate(texts)
+            ]
+            # Answered in reverse: clients must order by "index", not by position.
+            return 200, {"object": "list", "model": body["model"], "data": data[::-1]}
+        if path == "/v1/rerank":
+            scores = [toy_relevance(body["query"], d) for d in body["documents"]]
+            results = [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]
+            results.sort(key=lambda r: -float(str(r["relevance_score"])))
+            return 200, {"results": results[: body["top_n"]]}
+        return 404, {"error": "no such path"}
