@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import sys
 from datetime import datetime
 
 import uvicorn
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind((HOST, 0))
     print(sock.getsockname()[1], flush=True)
+    # The parent reads only that line: uvicorn's access log (which goes to stdout) must
+    # go to the log file instead, or it fills the pipe and the server blocks mid-load.
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     # uvicorn listens on the socket only once the lifespan (jieba warm-up) has finished.
     uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
     return 0
