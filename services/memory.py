@@ -191,6 +191,19 @@ class MemoryService:
         rows = await self.memories.get_many(user_id, sorted({o.memory_id for o in outcomes}))
         return [StoredMemory(rows[o.memory_id], o.merged) for o in outcomes]
 
+    async def _reembed(
+        self, user_id: str, memory_id: int, vectors: list[Vector] | None, now: datetime
+    ) -> None:
+        """Store an edited memory's new vector; without one, drop the old text's vector
+        (it would mislead) and let the backfill make a new one."""
+        if self.embeddings is None:
+            return
+        session = self.memories.session
+        if vectors is not None:
+            await self.embeddings.store(session, user_id, [(memory_id, vectors[0])], now)
+        else:
+            await self.embeddings.forget(session, user_id, memory_id)
+
     async def _embed(self, texts: list[str]) -> list[Vector] | None:
         """Vectors for new texts; None (logged) without a provider or when it fails."""
         if self.embeddings is None:
@@ -271,12 +284,7 @@ class MemoryService:
             await self._reanalyse(memory, changes, now)
         if changes.content is not None:
             await self._reslot(memory, now)
-        if changes.content is not None and self.embeddings is not None:
-            session = self.memories.session
-            if vectors is not None:
-                await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
-            else:  # the old text's vector would mislead; the backfill makes a new one
-                await self.embeddings.forget(session, user_id, memory.id)
+            await self._reembed(user_id, memory.id, vectors, now)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")

@@ -18,6 +18,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.loopback import send_json
+
 CONCEPTS: dict[str, int] = {
     **dict.fromkeys(["sister", "sibling", "brother"], 0),
     **dict.fromkeys(["lives", "live", "resides", "reside", "home", "dwells"], 1),
@@ -68,14 +70,7 @@ class ProviderServer:
                 owner.requests.append((self.path, body))
                 status, answer = owner.answer(self.path, body)
                 data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test)
+                send_json(self, status, data)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

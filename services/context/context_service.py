@@ -92,7 +92,7 @@ class ContextService:
         self.recall = recall or RecallService(session, settings, analyzer, clock)
         self.memories = memories or MemoryService(session, settings, analyzer, clock)
         estimator = get_token_estimator(settings.token_estimator)
-        keywords = _keywords(analyzer)
+        keywords = _Keywords(analyzer)
         self.assembler = ContextAssembler(
             estimator,
             LevelCompressor(estimator.count, sentence_score, keywords),
@@ -176,10 +176,6 @@ class ContextService:
             )
             assembled.cards_saved = [(s.memory.id, s.merged) for s in stored]
         return assembled
-
-
-def _keywords(analyzer: TextAnalyzer) -> _Keywords:
-    return _Keywords(analyzer)
 
 
 class _Keywords:

@@ -188,32 +188,27 @@ class SearchRepository:
 
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
-        t = MemoryTerm
-        unique = sorted(terms)
-        found: dict[str, set[int]] = {}
-        for start in range(0, len(unique), ROWS_PER_INSERT):
-            result = await self.session.execute(
-                select(t.term, t.memory_id).where(
-                    t.user_id == user_id, t.term.in_(unique[start : start + ROWS_PER_INSERT])
-                )
-            )
-            for term, memory_id in result:
-                found.setdefault(term, set()).add(int(memory_id))
-        return found
+        return await self._group(user_id, MemoryTerm.term, MemoryTerm.memory_id, terms)
 
     async def term_sets(self, user_id: str, memory_ids: Collection[int]) -> dict[int, set[str]]:
         """Each memory's index terms (from the covering index on memory id)."""
-        t = MemoryTerm
-        unique = sorted(memory_ids)
-        found: dict[int, set[str]] = {}
+        return await self._group(user_id, MemoryTerm.memory_id, MemoryTerm.term, memory_ids)
+
+    async def _group(
+        self, user_id: str, key: Any, value: Any, keys: Collection[Any]
+    ) -> dict[Any, set[Any]]:
+        """The user's postings whose ``key`` column is one of ``keys``: key → values."""
+        unique = sorted(keys)
+        found: dict[Any, set[Any]] = {}
         for start in range(0, len(unique), ROWS_PER_INSERT):
             result = await self.session.execute(
-                select(t.memory_id, t.term).where(
-                    t.user_id == user_id, t.memory_id.in_(unique[start : start + ROWS_PER_INSERT])
+                select(key, value).where(
+                    MemoryTerm.user_id == user_id,
+                    key.in_(unique[start : start + ROWS_PER_INSERT]),
                 )
             )
-            for memory_id, term in result:
-                found.setdefault(int(memory_id), set()).add(term)
+            for k, v in result:
+                found.setdefault(k, set()).add(v)
         return found
 
     async def postings(

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.loopback import send_json
+
 _LINE = re.compile(r"^\[(\d+)\] ", re.M)
 
 
@@ -77,14 +79,7 @@ def serve(llm: FakeLlm) -> Iterator[FakeLlm]:
                 time.sleep(llm.delay)
             status, payload = llm.answer(request["messages"][0]["content"])
             data = payload.encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout test)
+            send_json(self, status, data)
 
         def log_message(self, format: str, *args: Any) -> None:
             return
