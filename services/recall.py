@@ -47,6 +47,7 @@ from services.ranking.semantic import SemanticSource
 from services.ranking.signals import Contribution, contributions, fused_score, recency
 from services.ranking.understanding import QueryUnderstanding, understand
 from services.relevance import term_weights
+from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch
 from services.repositories.neighbours import Anchor, NeighbourRepository
 from services.repositories.search import SearchRepository
@@ -79,6 +80,7 @@ class _Lexical:
     bm25: dict[int, float]
     term_weights: dict[str, float]
     avg_doc_length: float
+    rows: dict[int, MemorySketch] = field(default_factory=dict)  # read with the scores
 
 
 @dataclass(frozen=True)
@@ -252,16 +254,17 @@ class RecallService:
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
         # The semantic source knows nothing of superseding: its ids are filtered here.
-        rows = await self.memories.sketches(
-            user_id, list({**relevance, **similar}), current_only=current_only
-        )
-        similar = {mid: value for mid, value in similar.items() if mid in rows}
-        continuity = await self._continuity(user_id, relevance, rows, weights, types, current_only)
+        rows = dict(lexical.rows)
         rows.update(
             await self.memories.sketches(
-                user_id, [mid for mid in continuity if mid not in rows], current_only=current_only
+                user_id, [mid for mid in similar if mid not in rows], current_only=current_only
             )
         )
+        similar = {mid: value for mid, value in similar.items() if mid in rows}
+        continuity, around = await self._continuity(
+            user_id, relevance, rows, weights, types, current_only
+        )
+        rows.update((mid, around[mid]) for mid in continuity if mid not in rows)
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
         return _Candidates(lexical, relevance, similar, continuity, rows)
@@ -291,24 +294,29 @@ class RecallService:
         self, user_id: str, terms: list[str], types: Sequence[str], current_only: bool
     ) -> _Lexical:
         s = self.settings
-        stats = await self.memories.user_stats(user_id)
-        if stats is None or stats.memory_count <= 0:
+        stats = await self.search.corpus_statistics(user_id, terms)
+        if stats.memory_count <= 0:
             return _Lexical({}, {}, 0.0)
         avgdl = stats.total_doc_length / stats.memory_count
-        weights = term_weights(
-            await self.search.document_frequencies(user_id, terms), int(stats.memory_count), s
-        )
+        weights = term_weights(stats.document_frequencies, stats.memory_count, s)
         found = await self.search.bm25_candidates(
-            user_id,
-            weights,
-            k1=s.bm25_k1,
-            b=s.bm25_b,
-            avg_doc_length=avgdl,
-            limit=s.recall_candidates,
-            types=types,
-            current_only=current_only,
+            Bm25Query(
+                user_id,
+                weights,
+                k1=s.bm25_k1,
+                b=s.bm25_b,
+                avg_doc_length=avgdl,
+                limit=s.recall_candidates,
+                types=types,
+                current_only=current_only,
+            )
         )
-        return _Lexical(dict(found), weights, avgdl)
+        return _Lexical(
+            {sketch.id: score for score, sketch in found},
+            weights,
+            avgdl,
+            {sketch.id: sketch for _, sketch in found},
+        )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
         """The semantic source's nearest memories; nothing (and a warning) if it fails."""
@@ -328,10 +336,11 @@ class RecallService:
         weights: SignalWeights,
         types: Sequence[str],
         current_only: bool,
-    ) -> dict[int, Continuity]:
+    ) -> tuple[dict[int, Continuity], dict[int, MemorySketch]]:
+        """Each neighbour's continuity, and the ranking columns of every neighbour."""
         s = self.settings
         if weights.continuity <= 0 or s.recall_continuity_radius < 1:
-            return {}
+            return {}, {}
         anchors = pick_anchors(
             relevance, s.recall_continuity_anchors, s.recall_continuity_min_relevance
         )
@@ -343,7 +352,8 @@ class RecallService:
             types=types,
             current_only=current_only,
         )
-        return continuity_values(anchors, found, s.recall_continuity_decay)
+        sketches = {n.memory_id: n.sketch for n in found if n.sketch is not None}
+        return continuity_values(anchors, found, s.recall_continuity_decay), sketches
 
     async def _explain(
         self,

@@ -15,6 +15,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.repositories import scoring_sql
+from services.repositories.dialect import dialect_of, one_of
 from services.settings import Settings
 
 Order = Literal["importance", "recent"]
@@ -40,6 +41,10 @@ class MemoryRepository:
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
+        self.dialect = dialect_of(session)
+
+    def _ids(self, ids: Sequence[int]) -> ColumnElement[bool]:
+        return one_of(self.dialect, UserMemory.id, ids)
 
     def _scoped(self, user_id: str) -> Select[UserMemory]:
         # Every per-user query starts here: another user's memory is simply not found.
@@ -60,7 +65,7 @@ class MemoryRepository:
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             result = await self.session.execute(
                 self._scoped(user_id)
-                .where(UserMemory.id.in_(ids[start : start + IDS_PER_STATEMENT]))
+                .where(self._ids(ids[start : start + IDS_PER_STATEMENT]))
                 .execution_options(populate_existing=True)
             )
             found.update((m.id, m) for m in result.scalars())
@@ -85,7 +90,7 @@ class MemoryRepository:
         found: dict[int, MemorySketch] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             stmt = select(*columns).where(
-                m.user_id == user_id, m.id.in_(ids[start : start + IDS_PER_STATEMENT])
+                m.user_id == user_id, self._ids(ids[start : start + IDS_PER_STATEMENT])
             )
             if current_only:
                 stmt = stmt.where(m.superseded_by_id.is_(None))
@@ -200,10 +205,10 @@ class MemoryRepository:
         """Atomic +1 for every recalled memory: concurrent recalls lose no count."""
         if not ids:
             return
-        await self.lock_in_id_order(and_(UserMemory.user_id == user_id, UserMemory.id.in_(ids)))
+        await self.lock_in_id_order(and_(UserMemory.user_id == user_id, self._ids(ids)))
         await self.session.execute(
             update(UserMemory)
-            .where(UserMemory.user_id == user_id, UserMemory.id.in_(ids))
+            .where(UserMemory.user_id == user_id, self._ids(ids))
             .values(
                 recall_count=UserMemory.recall_count + 1,
                 frequency_count=UserMemory.frequency_count + 1,
@@ -220,7 +225,7 @@ class MemoryRepository:
         for each other instead of deadlocking. SQLite needs nothing: its writers are
         serialised by BEGIN IMMEDIATE.
         """
-        if self.session.get_bind().dialect.name != "postgresql":
+        if self.dialect != "postgresql":
             return
         await self.session.execute(
             select(UserMemory.id).where(where).order_by(UserMemory.id).with_for_update()
@@ -232,7 +237,7 @@ class MemoryRepository:
         """Recompute the scores of these memories with the same SQL as the scheduled job."""
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             chunk = ids[start : start + IDS_PER_STATEMENT]
-            where = and_(UserMemory.user_id == user_id, UserMemory.id.in_(chunk))
+            where = and_(UserMemory.user_id == user_id, self._ids(chunk))
             await self.session.execute(scoring_sql.history_insert(settings, now, where, reason))
             await self.session.execute(scoring_sql.rescore_update(settings, now, where))
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import UserMemory
+from services.repositories.memories import MemorySketch
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Neighbour:
     anchor_id: int
     memory_id: int
     distance: int
+    sketch: MemorySketch | None = None  # its ranking columns, read by the same scan
 
 
 class NeighbourRepository:
@@ -81,18 +83,26 @@ class NeighbourRepository:
             }
         statement = _statement(len(anchors), radius, bool(types), current_only)
         rows = await self.session.execute(statement, params)
-        ranked: dict[tuple[int, bool], list[tuple[datetime, int]]] = {}
+        ranked: dict[tuple[int, bool], list[tuple[datetime, int, MemorySketch]]] = {}
         for row in rows:
+            sketch = MemorySketch(
+                int(row.id),
+                row.content,
+                row.importance_score,
+                row.created_at,
+                row.source,
+                row.memory_type,
+            )
             ranked.setdefault((int(row.anchor_id), bool(row.before)), []).append(
-                (row.created_at, int(row.id))
+                (row.created_at, sketch.id, sketch)
             )
         found: list[Neighbour] = []
         for (anchor_id, before), side in ranked.items():
-            side.sort(reverse=before)  # nearest first on both sides
+            side.sort(key=lambda entry: entry[:2], reverse=before)  # nearest first on both sides
             sign = -1 if before else 1
             found += [
-                Neighbour(anchor_id, memory_id, sign * place)
-                for place, (_, memory_id) in enumerate(side, start=1)
+                Neighbour(anchor_id, memory_id, sign * place, sketch)
+                for place, (_, memory_id, sketch) in enumerate(side, start=1)
             ]
         return found
 
@@ -127,7 +137,7 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         bound = m.created_at.between(at, bindparam(f"hi_{i}", type_=m.created_at.type))
         position = or_(m.created_at > at, m.id > anchor_id)
         order = (m.created_at.asc(), m.id.asc())
-    stmt = select(m.id, m.created_at).where(
+    stmt = select(m.id, m.created_at, m.content, m.importance_score, m.source, m.memory_type).where(
         m.user_id == bindparam("user_id"),
         bound,
         position,
@@ -144,4 +154,8 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         literal(before).label("before"),
         side.c.id,
         side.c.created_at,
+        side.c.content,
+        side.c.importance_score,
+        side.c.source,
+        side.c.memory_type,
     )

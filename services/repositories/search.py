@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    Float,
+    BigInteger,
     Select,
-    case,
+    String,
     delete,
-    func,
     insert,
     literal,
     select,
@@ -21,9 +20,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from models import MemoryTerm, MemoryTermStat, MemoryTopic, UserMemory
+from models import MemoryTerm, MemoryTermStat, MemoryTopic, MemoryUser
+from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
-from services.repositories.dialect import group_key, upsert_insert
+from services.repositories.dialect import dialect_of, one_of, upsert_insert
+from services.repositories.memories import MemorySketch
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,15 @@ class Posting:
     term: str
     tf: int
     doc_length: int
+
+
+@dataclass(frozen=True)
+class CorpusStatistics:
+    """What BM25 needs to know of one user's memories for one query."""
+
+    memory_count: int
+    total_doc_length: int
+    document_frequencies: dict[str, int]
 
 
 # SQLite allows 500 terms in a compound SELECT; 100 keeps statements small on both.
@@ -54,6 +64,7 @@ class SearchRepository:
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
+        self.dialect = dialect_of(session)
 
     async def index(
         self, user_id: str, memory_id: int, terms: Mapping[str, int], doc_length: int
@@ -121,70 +132,54 @@ class SearchRepository:
             result = await self.session.execute(
                 select(st.term, st.df).where(
                     st.user_id == user_id,
-                    st.term.in_(unique[start : start + ROWS_PER_INSERT]),
+                    one_of(self.dialect, st.term, unique[start : start + ROWS_PER_INSERT]),
                     st.df > 0,
                 )
             )
             found.update((term, int(df)) for term, df in result)
         return found
 
-    async def bm25_candidates(
-        self,
-        user_id: str,
-        term_weights: Mapping[str, float],
-        *,
-        k1: float,
-        b: float,
-        avg_doc_length: float,
-        limit: int,
-        types: Sequence[str] = (),
-        exclude: Sequence[int] = (),
-        current_only: bool = False,
-    ) -> list[tuple[int, float]]:
-        """The ``limit`` best (memory_id, BM25) pairs, summed and ranked by the database.
+    async def corpus_statistics(self, user_id: str, terms: Sequence[str]) -> CorpusStatistics:
+        """N, the summed document length and each term's df, in one round trip.
 
-        ``term_weights`` already holds idf × field weight per term; the database adds
-        the saturating term-frequency part with length normalisation. ``current_only``
-        leaves superseded memories out, through the few ids of
-        ``ix_user_memories_user_superseded_by`` (postings carry no such flag).
+        The user's ``memory_users`` row and the terms' ``memory_term_stats`` rows come
+        back as one UNION ALL (the user row tagged by a NULL term), because a recall pays
+        a round trip per statement and this pair used to be two.
         """
-        if not term_weights:
+        u, st = MemoryUser, MemoryTermStat
+        # A query holds a few dozen terms; chunks only bound the statement for huge ones.
+        unique = sorted(set(terms))
+        chunks = [unique[i : i + ROWS_PER_INSERT] for i in range(0, len(unique), ROWS_PER_INSERT)]
+        user_row = select(
+            literal(None, String()).label("term"), u.memory_count, u.total_doc_length
+        ).where(u.user_id == user_id)
+        count, length, found = 0, 0, {}
+        for i, chunk in enumerate(chunks or [[]]):
+            parts: list[Select[str, int, int]] = [user_row] if i == 0 else []
+            if chunk:
+                parts.append(
+                    select(st.term, st.df, literal(0, BigInteger())).where(
+                        st.user_id == user_id, one_of(self.dialect, st.term, chunk), st.df > 0
+                    )
+                )
+            for term, number, total in await self.session.execute(union_all(*parts)):
+                if term is None:
+                    count, length = int(number), int(total)
+                else:
+                    found[str(term)] = int(number)
+        return CorpusStatistics(count, length, found)
+
+    async def bm25_candidates(self, query: Bm25Query) -> list[tuple[float, MemorySketch]]:
+        """The ``query.limit`` best memories and their BM25, ranked by the database.
+
+        The database adds the saturating term-frequency part with length normalisation
+        to the given term weights (services/repositories/bm25_sql.py).
+        """
+        if not query.term_weights:
             return []
-        t = MemoryTerm
-        weight = case(
-            *[(t.term == term, literal(w, Float())) for term, w in term_weights.items()],
-            else_=literal(0.0, Float()),
-        )
-        norm = literal(k1, Float()) * (
-            literal(1.0 - b, Float())
-            + literal(b / max(avg_doc_length, 1e-9), Float()) * t.doc_length
-        )
-        score = func.sum(weight * t.tf * literal(k1 + 1.0, Float()) / (t.tf + norm))
-        memory_id = group_key(t.memory_id)
-        stmt = select(memory_id, score.label("score")).where(
-            t.user_id == user_id, t.term.in_(list(term_weights))
-        )
-        if types:
-            stmt = stmt.where(
-                t.memory_id.in_(
-                    select(UserMemory.id).where(
-                        UserMemory.user_id == user_id, UserMemory.memory_type.in_(types)
-                    )
-                )
-            )
-        if exclude:
-            stmt = stmt.where(t.memory_id.not_in(exclude))
-        if current_only:
-            stmt = stmt.where(
-                t.memory_id.not_in(
-                    select(UserMemory.id).where(
-                        UserMemory.user_id == user_id, UserMemory.superseded_by_id.is_not(None)
-                    )
-                )
-            )
-        stmt = stmt.group_by(memory_id).order_by(score.desc(), memory_id.desc()).limit(limit)
-        result = await self.session.execute(stmt)
-        return [(int(mid), float(s)) for mid, s in result]
+        statement = bm25_statement(self.dialect, bool(query.types), query.current_only)
+        result = await self.session.execute(statement, bm25_parameters(self.dialect, query))
+        return [(float(score), MemorySketch(int(mid), *rest)) for mid, score, *rest in result]
 
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
@@ -204,7 +199,7 @@ class SearchRepository:
             result = await self.session.execute(
                 select(key, value).where(
                     MemoryTerm.user_id == user_id,
-                    key.in_(unique[start : start + ROWS_PER_INSERT]),
+                    one_of(self.dialect, key, unique[start : start + ROWS_PER_INSERT]),
                 )
             )
             for k, v in result:
@@ -220,7 +215,9 @@ class SearchRepository:
         t = MemoryTerm
         result = await self.session.execute(
             select(t.memory_id, t.term, t.tf, t.doc_length).where(
-                t.user_id == user_id, t.memory_id.in_(memory_ids), t.term.in_(terms)
+                t.user_id == user_id,
+                one_of(self.dialect, t.memory_id, memory_ids),
+                one_of(self.dialect, t.term, terms),
             )
         )
         return [Posting(int(m), str(term), int(tf), int(dl)) for m, term, tf, dl in result]
