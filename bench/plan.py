@@ -74,11 +74,16 @@ class NearDuplicateFilter:
     def is_near_duplicate(self, terms: frozenset[str]) -> bool:
         """True when an earlier set is at least ``threshold`` similar to ``terms``."""
         seen: set[int] = set()
+        size = len(terms)
         for term in self._prefix(terms):
             for index in self.by_prefix.get(term, ()):
                 if index not in seen:
                     seen.add(index)
-                    if jaccard(set(terms), set(self.sets[index])) >= self.threshold:
+                    other = self.sets[index]
+                    # Jaccard ≤ min(|A|, |B|) / max(|A|, |B|): most candidates end here.
+                    if min(size, len(other)) < self.threshold * max(size, len(other)):
+                        continue
+                    if jaccard(terms, other) >= self.threshold:
                         return True
         return False
 

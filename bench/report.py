@@ -313,7 +313,8 @@ SQLite, COPY on PostgreSQL) with exactly the rows `MemoryService.add_many` would
 `tests/bench/test_equivalence.py` compares every table on both databases. Scores are
 written by the service's SQL (`scoring_sql.rescore_update`). PostgreSQL is VACUUM ANALYZEd
 after loading, as autovacuum would do; {
-        f"it holds {filler:,} memories in all (filler tenants)"
+        f"it holds {filler:,} memories in all: filler tenants of "
+        f"{c['filler_tenant']:,} memories, unmeasured, all loaded from one planned tenant"
         if filler
         else "it holds the measured tenants only"
     }.

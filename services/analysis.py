@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -103,7 +104,7 @@ def _is_han(token: str) -> bool:
     return "\u3400" <= token <= "\u9fff" or "\uf900" <= token <= "\ufaff"
 
 
-def jaccard(first: set[str], second: set[str]) -> float:
+def jaccard(first: AbstractSet[str], second: AbstractSet[str]) -> float:
     """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
     union = first | second
     return len(first & second) / len(union) if union else 0.0
