@@ -213,10 +213,18 @@ class RecallService:
                 self.reranker, query, scores, texts, s, understood.intent.type.value
             )
             scores = {mid: r.score for mid, r in reranked.items()} or scores
+        pool_terms: dict[int, frozenset[str]] = {}  # MMR asks for each many times
+
+        def terms_of(mid: int) -> frozenset[str]:
+            if mid not in pool_terms:
+                found = features[mid]
+                pool_terms[mid] = found.terms() if found is not None else frozenset()
+            return pool_terms[mid]
+
         ordered = mmr_order(
             sorted(scores, key=lambda mid: (-scores[mid], -mid)),
             scores,
-            lambda mid: _terms(features[mid]),
+            terms_of,
             lam=s.recall_mmr_lambda,
             pool=s.recall_mmr_pool,
             limit=top_k,
@@ -384,7 +392,3 @@ class RecallService:
             )
             for h in hits
         ]
-
-
-def _terms(features: TextFeatures | None) -> frozenset[str]:
-    return features.terms if features is not None else frozenset()

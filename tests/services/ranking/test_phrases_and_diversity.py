@@ -58,3 +58,9 @@ def test_mmr_prefers_variety_and_keeps_order_at_lambda_one() -> None:
     tail = mmr_order(ranked, scores, terms.__getitem__, lam=0.7, pool=1, limit=3)
     assert [k for k, _ in tail] == ["a", "b", "c"]
     assert jaccard(frozenset(), frozenset()) == 0.0
+
+
+def test_mmr_terms_are_stems_and_han_bigrams_built_from_the_cached_features() -> None:
+    features = text_features("Hiking trips with Anna, 周末去爬山")
+    assert features.stems == ("hike", "trip", "anna")
+    assert features.terms() == {"hike", "trip", "anna", "周末", "末去", "去爬", "爬山"}
