@@ -14,13 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
+from services.analysis import jaccard
+
 K = TypeVar("K", bound=Hashable)
-
-
-def jaccard(first: frozenset[str], second: frozenset[str]) -> float:
-    """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
-    union = len(first | second)
-    return len(first & second) / union if union else 0.0
 
 
 def mmr_order(

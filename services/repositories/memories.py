@@ -8,14 +8,12 @@ from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import Select, and_, delete, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.repositories import scoring_sql
-from services.repositories.dialect import dialect_of, one_of
+from services.repositories.dialect import dialect_of, one_of, upsert_insert
 from services.settings import Settings
 
 Order = Literal["importance", "recent"]
@@ -120,8 +118,7 @@ class MemoryRepository:
         """
         if not rows:
             return {}
-        dialect = self.session.get_bind().dialect.name
-        make_insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        make_insert = upsert_insert(self.session)
         stmt = (
             make_insert(UserMemory)
             .on_conflict_do_nothing(index_elements=["user_id", "content_hash"])
@@ -262,8 +259,7 @@ class MemoryRepository:
 
     async def bump_user(self, user_id: str, now: datetime, count: int, length: int) -> None:
         """Atomically add to the user's memory count and total indexed length."""
-        dialect = self.session.get_bind().dialect.name
-        make_insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        make_insert = upsert_insert(self.session)
         stmt = make_insert(MemoryUser).values(
             user_id=user_id,
             memory_count=count,

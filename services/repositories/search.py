@@ -125,19 +125,7 @@ class SearchRepository:
 
     async def document_frequencies(self, user_id: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the user's memories contain each term (absent: none)."""
-        st = MemoryTermStat
-        unique = sorted(set(terms))
-        found: dict[str, int] = {}
-        for start in range(0, len(unique), ROWS_PER_INSERT):
-            result = await self.session.execute(
-                select(st.term, st.df).where(
-                    st.user_id == user_id,
-                    one_of(self.dialect, st.term, unique[start : start + ROWS_PER_INSERT]),
-                    st.df > 0,
-                )
-            )
-            found.update((term, int(df)) for term, df in result)
-        return found
+        return (await self.corpus_statistics(user_id, terms)).document_frequencies
 
     async def corpus_statistics(self, user_id: str, terms: Sequence[str]) -> CorpusStatistics:
         """N, the summed document length and each term's df, in one round trip.

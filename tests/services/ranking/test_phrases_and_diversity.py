@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.ranking.diversity import jaccard, mmr_order
+from services.analysis import jaccard
+from services.ranking.diversity import mmr_order
 from services.ranking.phrases import fold, phrase_score, query_phrases, text_features
 from services.text import get_tokenizer
 
