@@ -25,6 +25,7 @@ from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_stat
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
 from services.repositories.dialect import dialect_of, one_of, upsert_insert
 from services.repositories.memories import MemorySketch
+from services.repositories.topic_sql import TOPICS_PER_STATEMENT, newest_by_topic_statement
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,6 @@ class CorpusStatistics:
     memory_count: int
     total_doc_length: int
     document_frequencies: dict[str, int]
-
-
-# SQLite allows 500 terms in a compound SELECT; 100 keeps statements small on both.
-TOPICS_PER_STATEMENT = 100
 
 
 @dataclass(frozen=True)
@@ -233,25 +230,22 @@ class SearchRepository:
     ) -> dict[str, list[int]]:
         """Per topic, the ids of its ``limit`` newest memories, oldest first.
 
-        One index range scan of at most ``limit`` rows per topic (UNION ALL of limited
-        subqueries), so a common topic costs no more than a rare one.
+        One index range scan of at most ``limit`` rows per topic, in one fixed statement
+        (services/repositories/topic_sql.py), so a common topic costs no more than a rare one.
         """
-        tp = MemoryTopic
         found: dict[str, list[int]] = {}
         names = sorted(set(topics))
-        for start in range(0, len(names), TOPICS_PER_STATEMENT):
-            parts: list[Select[Any]] = []
-            for topic in names[start : start + TOPICS_PER_STATEMENT]:
-                newest = (
-                    select(tp.topic, tp.memory_id)
-                    .where(tp.user_id == user_id, tp.topic == topic)
-                    .order_by(tp.memory_id.desc())
-                    .limit(limit)
-                    .subquery()
-                )
-                parts.append(select(newest.c.topic, newest.c.memory_id))
-            result = await self.session.execute(union_all(*parts))
-            for topic, memory_id in result:
+        pg = self.dialect == "postgresql"
+        chunk = len(names) if pg else TOPICS_PER_STATEMENT
+        for start in range(0, len(names), max(chunk, 1)):
+            part = names[start : start + chunk]
+            statement = newest_by_topic_statement(self.dialect, 0 if pg else len(part))
+            params: dict[str, Any] = {"user_id": user_id, "limit": limit}
+            if pg:
+                params["topics"] = part
+            else:
+                params.update({f"t{i}": topic for i, topic in enumerate(part)})
+            for topic, memory_id in await self.session.execute(statement, params):
                 found.setdefault(str(topic), []).append(int(memory_id))
         return {topic: sorted(ids) for topic, ids in found.items()}
 
