@@ -15,6 +15,7 @@ an exact prefix filter over the inverted index (services/near_duplicates.py).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -34,13 +35,18 @@ def _most_held(probe: tuple[list[str], int], holders: Mapping[str, set[int]]) ->
     """The memories holding at least ``need`` probe terms, most held first (then newest).
 
     A memory holding ``need`` of the k probe terms holds one of any k - need + 1 of them,
-    so the rarest k - need + 1 give every candidate; only those are counted.
+    so the rarest k - need + 1 give every candidate; the other terms only add to the
+    counts of those candidates (set intersections and Counter updates, all in C: per
+    candidate membership tests were most of a batch's duplicate search, issue 5).
     """
     terms, need = probe
-    prefix = terms[: len(terms) - need + 1]
-    candidates = set().union(*(holders.get(t, set()) for t in prefix))
-    held_by = [holders.get(t, set()) for t in terms]
-    held = {i: sum(i in h for h in held_by) for i in candidates}
+    split = len(terms) - need + 1
+    held: Counter[int] = Counter()
+    for term in terms[:split]:
+        held.update(holders.get(term, ()))
+    candidates = set(held)
+    for term in terms[split:]:
+        held.update(holders.get(term, set()) & candidates)
     ranked = sorted((i for i, n in held.items() if n >= need), key=lambda i: (-held[i], -i))
     return ranked[:NEAR_DUPLICATE_CANDIDATES]
 
