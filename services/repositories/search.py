@@ -8,23 +8,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
-    Select,
-    String,
     delete,
     insert,
-    literal,
     select,
-    union_all,
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from models import MemoryTerm, MemoryTermStat, MemoryTopic, MemoryUser
+from models import MemoryTerm, MemoryTermStat, MemoryTopic
 from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
 from services.repositories.dialect import dialect_of, one_of, upsert_insert
 from services.repositories.memories import MemorySketch
+from services.repositories.statistics_sql import (
+    corpus_statistics_parameters,
+    corpus_statistics_statement,
+)
 from services.repositories.topic_sql import TOPICS_PER_STATEMENT, newest_by_topic_statement
 
 
@@ -131,27 +130,14 @@ class SearchRepository:
         back as one UNION ALL (the user row tagged by a NULL term), because a recall pays
         a round trip per statement and this pair used to be two.
         """
-        u, st = MemoryUser, MemoryTermStat
-        # A query holds a few dozen terms; chunks only bound the statement for huge ones.
-        unique = sorted(set(terms))
-        chunks = [unique[i : i + ROWS_PER_INSERT] for i in range(0, len(unique), ROWS_PER_INSERT)]
-        user_row = select(
-            literal(None, String()).label("term"), u.memory_count, u.total_doc_length
-        ).where(u.user_id == user_id)
+        statement = corpus_statistics_statement(self.dialect)
+        params = corpus_statistics_parameters(self.dialect, user_id, terms)
         count, length, found = 0, 0, {}
-        for i, chunk in enumerate(chunks or [[]]):
-            parts: list[Select[str, int, int]] = [user_row] if i == 0 else []
-            if chunk:
-                parts.append(
-                    select(st.term, st.df, literal(0, BigInteger())).where(
-                        st.user_id == user_id, one_of(self.dialect, st.term, chunk), st.df > 0
-                    )
-                )
-            for term, number, total in await self.session.execute(union_all(*parts)):
-                if term is None:
-                    count, length = int(number), int(total)
-                else:
-                    found[str(term)] = int(number)
+        for term, number, total in await self.session.execute(statement, params):
+            if term is None:
+                count, length = int(number), int(total)
+            else:
+                found[str(term)] = int(number)
         return CorpusStatistics(count, length, found)
 
     async def bm25_candidates(self, query: Bm25Query) -> list[tuple[float, MemorySketch]]:
