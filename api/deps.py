@@ -108,7 +108,6 @@ def get_context_service(state: StateDep, session: SessionDep) -> ContextService:
 ContextServiceDep = Annotated[ContextService, Depends(get_context_service)]
 MessageScoringDep = Annotated[MessageScoringService, Depends(get_message_scoring_service)]
 MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
-RecallServiceDep = Annotated[RecallService, Depends(get_recall_service)]
 UserId = Annotated[str, Path(pattern=USER_ID_PATTERN, description="1-128 of [A-Za-z0-9_.:@-]")]
 MemoryId = Annotated[int, Path(ge=1, le=MAX_ID, description="a memory id")]
 

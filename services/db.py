@@ -19,6 +19,9 @@ from sqlalchemy.ext.asyncio import (
 
 from services.settings import Settings
 
+# The execution option that marks a reader's connection (see Database.reader).
+_READER = "jarvis_reader"
+
 
 def _configure_sqlite(engine: AsyncEngine) -> None:
     sync_engine = engine.sync_engine
@@ -46,7 +49,10 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
     def _on_begin(conn: Any) -> None:
         # IMMEDIATE takes the write lock up front: a deferred transaction that reads and
         # then writes can fail with SQLITE_BUSY without ever waiting on busy_timeout.
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A reader's unit of work (Database.reader) never writes, so it takes no lock:
+        # with WAL it reads a snapshot beside the one writer instead of queueing for it.
+        reader = conn.get_execution_options().get(_READER, False)
+        conn.exec_driver_sql("BEGIN" if reader else "BEGIN IMMEDIATE")
 
 
 def build_engine(url: str, *, echo: bool = False, pool_size: int = 10) -> AsyncEngine:
@@ -88,6 +94,22 @@ class Database:
     async def unit_of_work(self) -> AsyncIterator[AsyncSession]:
         """begin → yield a session → commit, or roll back on any error."""
         async with self.sessionmaker() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def reader(self) -> AsyncIterator[AsyncSession]:
+        """A unit of work that only reads: one consistent snapshot.
+
+        On SQLite every other unit of work begins IMMEDIATE and so queues for the single
+        write lock, however briefly it writes; a reader begins DEFERRED and reads its WAL
+        snapshot while a writer works (issue 5: under a 64-client load every recall
+        queued behind every add). Writing in a reader is a bug: SQLite would refuse the
+        upgrade with SQLITE_BUSY the moment another writer committed first. It ends like
+        any unit of work (a commit with nothing to write keeps the rows it read loaded).
+        """
+        async with self.sessionmaker() as session, session.begin():
+            # The option reaches the connection before its BEGIN.
+            await session.connection(execution_options={_READER: True})
             yield session
 
     async def dispose(self) -> None:

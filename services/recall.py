@@ -147,12 +147,23 @@ class RecallService:
         if explain:
             # Explained with the scores that ranked it, before this recall counts.
             hits = await self._explain(user_id, hits, understood, lexical)
-        if track and hits:
-            ids = [h.memory.id for h in hits]
-            await self.track(user_id, ids, now)
-            fresh = await self.memories.get_many(user_id, ids)
-            hits = [dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits]
+        if track:
+            hits = await self.track_hits(user_id, hits, now)
         return hits
+
+    async def track_hits(
+        self, user_id: str, hits: list[RecallHit], now: datetime | None = None
+    ) -> list[RecallHit]:
+        """Count ``hits`` as recalled; the hits with their rows as the count left them
+        (a hit whose memory was deleted since it was ranked is left out)."""
+        if not hits:
+            return hits
+        ids = [h.memory.id for h in hits]
+        await self.track(user_id, ids, now)
+        fresh = await self.memories.get_many(user_id, ids)
+        return [
+            dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits if h.memory.id in fresh
+        ]
 
     async def track(self, user_id: str, ids: Sequence[int], now: datetime | None = None) -> None:
         """Count ``ids`` as recalled (recall_count + 1) and rescore them: what ``track=True``

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from fastapi import APIRouter
 
-from api.deps import MemoryId, MemoryServiceDep, RecallServiceDep, UserId
+from api.deps import MemoryId, MemoryServiceDep, StateDep, UserId, get_recall_service
 from api.errors import error_responses
 from api.presenters import memory_out
 from api.schemas import ExplanationOut, MemoryOut, RecallHitOut, RecallIn, RecallOut
+from services.tracked_recall import recall_and_track
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 
 
 @router.post("/recall", responses=error_responses(422))
-async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> RecallOut:
+async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
     """The memories that matter most for ``query``, best first.
 
     Ranked by named signals (lexical, phrase, importance, temporal, recency, session
@@ -21,8 +24,13 @@ async def recall(user_id: UserId, body: RecallIn, service: RecallServiceDep) -> 
     MMR for variety. ``explain`` adds the query type and every signal's and component's
     contribution; ``track=false`` leaves the recall counts alone. Memories a newer fact
     superseded are left out unless ``include_superseded`` (they carry ``superseded_by_id``).
+
+    Ranked in a read-only transaction, counted in a short one of its own
+    (services/tracked_recall.py), so recalls do not queue for SQLite's write lock.
     """
-    hits = await service.recall_memories(
+    hits = await recall_and_track(
+        state.db,
+        partial(get_recall_service, state),
         user_id,
         body.query,
         body.top_k,
