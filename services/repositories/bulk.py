@@ -38,12 +38,13 @@ async def _insert_arrays(
 ) -> None:
     """``INSERT … SELECT … FROM unnest($1::t1[], $2::t2[], …)``: one column, one array.
 
-    An executemany (SQLAlchemy's multi-row VALUES pages) makes Python render and bind
-    one placeholder per value and PostgreSQL plan the insert once per page; ingest
-    spent most of its database time there (pyinstrument, issue 5). With one array per
-    column the statement text is fixed, asyncpg encodes each array as one binary
-    parameter and the server runs a single insert. JSON values travel as text and are
-    cast back per row; the other values go as they are (the columns are plain scalars).
+    An executemany (asyncpg's, which SQLAlchemy uses here) binds and executes the
+    insert once per row, and SQLAlchemy hands asyncpg every row's values separately;
+    the 45k postings of a 1,000-statement batch took 1.8 s that way against 0.85 s as
+    arrays (median of 5, side by side, issue 5). With one array per column the
+    statement text is fixed, asyncpg encodes each array as one binary parameter and
+    the server runs a single insert. JSON values travel as text and are cast back per
+    row; the other values go as they are (the columns are plain scalars).
     """
     dialect = session.get_bind().dialect
     names = list(rows[0])
