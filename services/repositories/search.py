@@ -24,7 +24,7 @@ from services.repositories.statistics_sql import (
     corpus_statistics_parameters,
     corpus_statistics_statement,
 )
-from services.repositories.topic_sql import TOPICS_PER_STATEMENT, newest_by_topic_statement
+from services.repositories.topic_sql import newest_by_topic_queries
 
 
 @dataclass(frozen=True)
@@ -220,17 +220,8 @@ class SearchRepository:
         (services/repositories/topic_sql.py), so a common topic costs no more than a rare one.
         """
         found: dict[str, list[int]] = {}
-        names = sorted(set(topics))
-        pg = self.dialect == "postgresql"
-        chunk = len(names) if pg else TOPICS_PER_STATEMENT
-        for start in range(0, len(names), max(chunk, 1)):
-            part = names[start : start + chunk]
-            statement = newest_by_topic_statement(self.dialect, 0 if pg else len(part))
-            params: dict[str, Any] = {"user_id": user_id, "limit": limit}
-            if pg:
-                params["topics"] = part
-            else:
-                params.update({f"t{i}": topic for i, topic in enumerate(part)})
+        queries = newest_by_topic_queries(self.dialect, user_id, sorted(set(topics)), limit)
+        for statement, params in queries:
             for topic, memory_id in await self.session.execute(statement, params):
                 found.setdefault(str(topic), []).append(int(memory_id))
         return {topic: sorted(ids) for topic, ids in found.items()}

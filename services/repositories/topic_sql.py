@@ -17,7 +17,9 @@ entries are read per topic.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import BigInteger, String, column, text
 from sqlalchemy.sql.selectable import TextualSelect
@@ -38,16 +40,32 @@ _SQLITE_PART = (
     " WHERE user_id = :user_id AND topic = :t{i} ORDER BY memory_id DESC LIMIT :limit)"
 )
 
+_COLUMNS = (column("topic", String()), column("memory_id", BigInteger()))
+
 
 @lru_cache(maxsize=TOPICS_PER_STATEMENT + 1)
-def newest_by_topic_statement(dialect: str, topics: int) -> TextualSelect:
-    """(topic, memory_id) rows: per topic its ``:limit`` newest memories.
-
-    PostgreSQL binds ``:topics`` (a list, any length: ``topics`` is ignored); SQLite
-    binds ``:t0`` … ``:t{topics-1}``.
-    """
+def _statement(dialect: str, topics: int) -> TextualSelect:
+    """PostgreSQL's one statement (any number of topics), or SQLite's for ``topics``."""
     if dialect == "postgresql":
-        sql = _PG
-    else:
-        sql = "\nUNION ALL\n".join(_SQLITE_PART.format(i=i) for i in range(topics))
-    return text(sql).columns(column("topic", String()), column("memory_id", BigInteger()))
+        return text(_PG).columns(*_COLUMNS)
+    sql = "\nUNION ALL\n".join(_SQLITE_PART.format(i=i) for i in range(topics))
+    return text(sql).columns(*_COLUMNS)
+
+
+def newest_by_topic_queries(
+    dialect: str, user_id: str, topics: Sequence[str], limit: int
+) -> list[tuple[TextualSelect, dict[str, Any]]]:
+    """The statements, with their values, whose (topic, memory_id) rows together give
+    each of ``topics`` its ``limit`` newest memories: one on PostgreSQL, one per
+    ``TOPICS_PER_STATEMENT`` topics on SQLite; none for no topics."""
+    if not topics:
+        return []
+    common: dict[str, Any] = {"user_id": user_id, "limit": limit}
+    if dialect == "postgresql":
+        return [(_statement(dialect, 0), {**common, "topics": list(topics)})]
+    queries = []
+    for start in range(0, len(topics), TOPICS_PER_STATEMENT):
+        part = topics[start : start + TOPICS_PER_STATEMENT]
+        named = {f"t{i}": topic for i, topic in enumerate(part)}
+        queries.append((_statement(dialect, len(part)), {**common, **named}))
+    return queries
