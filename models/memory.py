@@ -41,9 +41,16 @@ class UserMemory(Base):
         Index("ix_user_memories_user_created", "user_id", "created_at", "id"),
         Index("ix_user_memories_user_escalated", "user_id", "escalated_at"),
         # Fact correction (seed 001 §3.4): the current memory of a slot, and the memories a
-        # memory superseded (restored when it is deleted; left out of recall cheaply).
+        # memory superseded (restored when it is deleted; left out of recall cheaply: every
+        # recall reads the user's superseded ids, so PostgreSQL keeps them in the index and
+        # reads them index-only; SQLite's indexes hold the rowid, which is the id).
         Index("ix_user_memories_user_slot", "user_id", "fact_slot"),
-        Index("ix_user_memories_user_superseded_by", "user_id", "superseded_by_id"),
+        Index(
+            "ix_user_memories_user_superseded_by",
+            "user_id",
+            "superseded_by_id",
+            postgresql_include=["id"],
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
