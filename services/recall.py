@@ -240,7 +240,9 @@ class RecallService:
             pool=s.recall_mmr_pool,
             limit=top_k,
         )
-        # Only the memories returned are loaded whole.
+        # Only the memories returned are loaded whole. One deleted since it was ranked is
+        # gone from ``full`` (a reader's statements each see the latest commits on
+        # PostgreSQL) and is left out.
         full = await self.memories.get_many(user_id, [mid for mid, _ in ordered])
         hits = [
             RecallHit(
@@ -255,6 +257,7 @@ class RecallService:
                 rerank=reranked.get(mid),
             )
             for mid, similarity in ordered
+            if mid in full
         ]
         return hits, pool.lexical
 
