@@ -105,9 +105,14 @@ def _is_han(token: str) -> bool:
 
 
 def jaccard(first: AbstractSet[str], second: AbstractSet[str]) -> float:
-    """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
+    """|A ∩ B| / |A ∪ B|; 0 for two empty sets.
+
+    |A ∪ B| is counted as |A| + |B| − |A ∩ B| rather than built: MMR calls this for every
+    pair of its pool and a selected memory, and the union was a new set each time.
+    """
+    common = len(first & second)
+    union = len(first) + len(second) - common
+    return common / union if union else 0.0
 
 
 def content_similarity(normalized: str, other_content: str) -> float:

@@ -111,6 +111,6 @@ def phrase_score(phrases: QueryPhrases, features: TextFeatures) -> float:
         return 0.0
     found = QUOTED_WEIGHT * sum(q in features.folded for q in phrases.quoted)
     if phrases.word_pairs:
-        found += len(phrases.word_pairs & set(itertools.pairwise(features.stems)))
+        found += len(phrases.word_pairs.intersection(itertools.pairwise(features.stems)))
     found += sum(g in features.folded for g in phrases.han_grams)
     return found / total
