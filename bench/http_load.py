@@ -116,10 +116,7 @@ async def http_under_load(
 ) -> dict[str, Any]:
     """The mix and the /healthz floor, alternating, then the server's RSS."""
     tally = LoadTally()
-    async with (
-        running_server(database_url, ctx.clock.now, log_path) as server,
-        load_clients(server.base_url, clients) as http,
-    ):
+    async with running_server(database_url, ctx.clock.now, log_path) as server:
         idle = process_memory_mib(server.pid)
         for rep in range(reps):
             tally.new_rep()
@@ -130,7 +127,8 @@ async def http_under_load(
             ]
             # Alternate which goes first, so neither always meets a warmer server.
             for source, kinds in phases[:: 1 if rep % 2 == 0 else -1]:
-                tally.add(await run_window(http, seconds, source), kinds)
+                async with load_clients(server.base_url, clients) as http:
+                    tally.add(await run_window(http, seconds, source), kinds)
         after = process_memory_mib(server.pid)
     result = tally.summary()
     result.update(

@@ -361,7 +361,9 @@ recalls is shown beside its time alone.
 server: `python -m bench.server_main` runs `api.app.create_app` under uvicorn as
 `jarvis-memory serve` does (scheduler and auth off, the bench's clock and database) in a
 subprocess on a loopback port. {c["load_clients"]} clients, each its own
-`httpx.AsyncClient` with one keep-alive connection, send one request at a time, back
+`httpx.AsyncClient` with one keep-alive connection (new clients for every window, so no
+connection sits idle past uvicorn's keep-alive timeout between windows), send one
+request at a time, back
 to back, for {c["load_seconds"]:g} s: {c["load_recall_share"]:.0%}
 `POST /v1/users/{{user}}/recall` (top {TOP_K}, tracked) and the rest
 `POST /v1/users/{{user}}/memories` of new statements, each for a measured tenant drawn at

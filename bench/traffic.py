@@ -1,17 +1,18 @@
 """A bounded, closed-loop HTTP load: N clients, each one request at a time, for T seconds.
 
 Every client is its own ``httpx.AsyncClient`` with one keep-alive connection (as N
-separate callers would be) and draws its requests from its own iterator. Each client
-first sends one untimed request (it opens the connection); then all clients start
-together and send back to back until the deadline. A request started before the deadline
-is finished and counted, so the window's length is the time to the last response, and
-the rate is completed requests / that length. A response ≥ 400 or a transport error
-(timeouts included) is an error: counted per kind, its latency left out.
+separate callers would be), new for each window, and draws its requests from its own
+iterator. Each client first sends one untimed request (it opens the connection); then
+all clients start together and send back to back until the deadline. A request started
+before the deadline is finished and counted, so the window's length is the time to the
+last response, and the rate is completed requests / that length. A response ≥ 400 or a
+transport error (timeouts included) is an error: counted per kind, its latency left out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -88,12 +89,17 @@ async def _drive(
 
 @asynccontextmanager
 async def load_clients(base_url: str, clients: int) -> AsyncIterator[list[httpx.AsyncClient]]:
-    """``clients`` HTTP clients of one connection each, shared by a run's windows.
+    """``clients`` HTTP clients of one connection each, for one window.
 
-    Made once: an ``httpx.AsyncClient`` builds an SSL context when created, which costs
-    more than a loopback request.
+    A window's clients are its own: between windows a client that finished early sits
+    idle while the slowest requests end (seconds under the mix), longer than uvicorn
+    keeps an idle connection open (5 s), and a client reusing a connection the server is
+    closing at that moment gets a ``ReadError`` that says nothing about the service.
+    They share one SSL context, since building one per client costs more than a
+    loopback request.
     """
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    ssl_context = ssl.create_default_context()
     async with AsyncExitStack() as stack:
         yield [
             await stack.enter_async_context(
@@ -102,6 +108,7 @@ async def load_clients(base_url: str, clients: int) -> AsyncIterator[list[httpx.
                     trust_env=False,  # never through a proxy: this is loopback
                     timeout=REQUEST_TIMEOUT_SECONDS,
                     limits=limits,
+                    verify=ssl_context,
                 )
             )
             for _ in range(clients)
