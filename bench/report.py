@@ -326,9 +326,12 @@ interpolation) and the median over repetitions is reported. Each floor runs
 interleaved with what it is compared to, in the same process and database.
 
 **Recall.** `RecallService.recall_memories(top_k={TOP_K})` with `track=False` and
-`track=True`, and `POST /v1/users/{{user}}/recall` (`track: false`) through the real app
-over `httpx.ASGITransport`, each in its own unit of work; queries come from the same
-vocabulary. Floor: `{FLOOR_RECALL_SQL.text}`. Ratio = p50 / floor p50.
+`track=True` as `POST /recall` runs it (`services.tracked_recall.recall_and_track`: the
+ranking in a reader, the counting of the hits in a unit of work of its own), and
+`POST /v1/users/{{user}}/recall` (`track: false`) through the real app over
+`httpx.ASGITransport`; queries come from the same vocabulary. Floor:
+`{FLOOR_RECALL_SQL.text}` in a reader (`Database.reader`, as recall ranks: autocommit
+on PostgreSQL). Ratio = p50 / floor p50.
 
 **Ingest.** `MemoryService.add_many` of {c["ingest_batch"]:,} new statements into the
 tenant of {c["ingest_tenant"]:,} memories in one unit of work, rolled back after each

@@ -1,8 +1,10 @@
 """The measured scenarios, each next to its floor, measured side by side in one run.
 
-- recall: ``RecallService.recall_memories`` (top 10, track=False and track=True) and the
-  same over HTTP, against the floor ``SELECT * FROM user_memories WHERE user_id = :u
-  ORDER BY importance_score DESC LIMIT 10`` (served by ix_user_memories_user_importance).
+- recall: ``RecallService.recall_memories`` (top 10, track=False and track=True) as the
+  route runs it (``services.tracked_recall.recall_and_track``), and the same over HTTP,
+  against the floor ``SELECT * FROM user_memories WHERE user_id = :u ORDER BY
+  importance_score DESC LIMIT 10`` (served by ix_user_memories_user_importance) in a
+  reader, as recall ranks.
   Per query the four are run back to back in a rotating order; ratio = p50 / floor p50.
 - ingest: ``MemoryService.add_many`` of a batch of new statements in one unit of work,
   rolled back afterwards so every repetition meets the same tenant (the commit is not
@@ -28,6 +30,7 @@ from typing import Any
 
 import httpx
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.app import create_app
 from bench.config import BenchClock
@@ -39,6 +42,7 @@ from services.db import Database
 from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
+from services.tracked_recall import recall_and_track
 from services.settings import Settings
 
 TOP_K = 10
@@ -75,10 +79,13 @@ async def recall(
 
 
 async def recall_once(ctx: Context, user: str, query: str, *, track: bool) -> None:
-    """One ``recall_memories`` of the top ``TOP_K`` in its own unit of work."""
-    async with ctx.db.unit_of_work() as session:
-        service = RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)
-        await service.recall_memories(user, query, TOP_K, track=track)
+    """One recall of the top ``TOP_K`` as ``POST /recall`` runs it: ranked in a reader,
+    its hits counted in a unit of work of their own (services/tracked_recall.py)."""
+
+    def service_for(session: AsyncSession) -> RecallService:
+        return RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)
+
+    await recall_and_track(ctx.db, service_for, user, query, TOP_K, track=track)
 
 
 class RescoreFailed(RuntimeError):
@@ -102,7 +109,8 @@ async def _recall_tenant(
     series = {name: LatencySeries() for name in names}
 
     async def floor(query: str) -> None:
-        async with ctx.db.unit_of_work() as session:
+        # In a reader, as recall ranks: neither pays a BEGIN/COMMIT the other skips.
+        async with ctx.db.reader() as session:
             (await session.execute(FLOOR_RECALL_SQL, {"u": user})).all()
 
     async def service(query: str, track: bool) -> None:
