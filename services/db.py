@@ -109,12 +109,13 @@ class Database:
         On PostgreSQL a reader runs in autocommit: no BEGIN and no COMMIT, each a round
         trip to the server (about 0.4 ms each on loopback, as much as one of recall's
         four queries). At READ COMMITTED, the transaction it replaces gave each statement
-        a snapshot of its own anyway, so what the reads see does not change.
+        a snapshot of its own anyway, so what the reads see does not change. (A Database
+        bound to one connection, as the tests' rolled-back one, reads in its transaction.)
         """
-        options: dict[str, Any] = {_READER: True}
-        if self.dialect == "postgresql":
-            options["isolation_level"] = "AUTOCOMMIT"
         async with self.sessionmaker() as session, session.begin():
+            options: dict[str, Any] = {_READER: True}
+            if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
+                options["isolation_level"] = "AUTOCOMMIT"
             # The options reach the connection before its BEGIN (or instead of it).
             await session.connection(execution_options=options)
             yield session
