@@ -42,8 +42,8 @@ from services.db import Database
 from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
-from services.tracked_recall import recall_and_track
 from services.settings import Settings
+from services.tracked_recall import recall_and_track
 
 TOP_K = 10
 FLOOR_RECALL_SQL = text(
