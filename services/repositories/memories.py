@@ -232,11 +232,12 @@ class MemoryRepository:
         self, settings: Settings, now: datetime, user_id: str, ids: Sequence[int], reason: str
     ) -> None:
         """Recompute the scores of these memories with the same SQL as the scheduled job."""
+        history, update_scores = scoring_sql.ids_rescoring(settings, self.dialect)
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             chunk = ids[start : start + IDS_PER_STATEMENT]
-            where = and_(UserMemory.user_id == user_id, self._ids(chunk))
-            await self.session.execute(scoring_sql.history_insert(settings, now, where, reason))
-            await self.session.execute(scoring_sql.rescore_update(settings, now, where))
+            params = scoring_sql.ids_rescoring_params(user_id, chunk, now, reason)
+            await self.session.execute(history, params)
+            await self.session.execute(update_scores, params)
 
     async def history(self, memory: UserMemory, limit: int = 100) -> list[MemoryScoreHistory]:
         """The newest score snapshots of one memory."""

@@ -154,3 +154,38 @@ async def test_link_counts_are_recounted_only_when_asked(
     repair = services.settings.model_copy(update={"rescore_recount_links": True})
     await run_rescore(services.db, repair, clock)
     assert (await services.get("u", first.id)).associated_count == 1
+
+
+async def test_tracked_scores_follow_each_settings_statements(
+    services: Services, clock: FakeClock
+) -> None:
+    # The id-rescoring statements are built once per scoring settings
+    # (scoring_sql.ids_rescoring): two settings in one process must not share them.
+    memory = await services.add("u", "项目进度需要每周汇报")
+    recency_only = services.settings.model_copy(
+        update={
+            "weight_frequency": 0.0,
+            "weight_recency": 1.0,
+            "weight_emotion": 0.0,
+            "weight_impact": 0.0,
+        }
+    )
+    clock.advance(days=30)
+    for settings in (services.settings, recency_only, services.settings):
+        scoped = Services(services.db, settings, services.analyzer, clock)
+        hits = await scoped.recall("u", "项目进度")
+        assert [h.memory.id for h in hits] == [memory.id]
+        stored = await scoped.get("u", memory.id)
+        expected = ImportanceScorer(settings).breakdown(stored, clock.now)
+        assert stored.importance_score == pytest.approx(expected.score, abs=1e-6)
+        assert stored.scored_at == clock.now
+        clock.advance(days=1)
+    assert recency_only.weight_recency != services.settings.weight_recency
+    async with services.db.unit_of_work() as session:
+        service = MemoryService(session, services.settings, services.analyzer, clock)
+        history = await service.history(stored)
+    # The reason is bound at execution too: the add's row says "write", the recalls' "recall".
+    reasons = [h.reason for h in history]
+    assert reasons[0] == "recall"
+    assert reasons[-1] == "write"
+    assert set(reasons) == {"recall", "write"}
