@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     delete,
+    func,
     insert,
     select,
     update,
@@ -18,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from models import MemoryTerm, MemoryTermStat, MemoryTopic
 from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
-from services.repositories.dialect import dialect_of, one_of, upsert_insert
+from services.repositories.dialect import dialect_of, group_key, one_of, upsert_insert
 from services.repositories.memories import MemorySketch
 from services.repositories.statistics_sql import (
     corpus_statistics_parameters,
@@ -155,6 +156,27 @@ class SearchRepository:
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
         return await self._group(user_id, MemoryTerm.term, MemoryTerm.memory_id, terms)
+
+    async def most_held(
+        self, user_id: str, terms: Collection[str], need: int, limit: int
+    ) -> list[int]:
+        """The user's memories holding at least ``need`` of ``terms``, most held first
+        (then newest), at most ``limit``: counted by the database, so none of the
+        postings travel (for one text's near-duplicate candidates)."""
+        if not terms:
+            return []
+        t = MemoryTerm
+        memory_id = group_key(t.memory_id)
+        held = func.count()
+        result = await self.session.execute(
+            select(memory_id)
+            .where(t.user_id == user_id, one_of(self.dialect, t.term, list(terms)))
+            .group_by(memory_id)
+            .having(held >= need)
+            .order_by(held.desc(), memory_id.desc())
+            .limit(limit)
+        )
+        return [int(m) for m in result.scalars()]
 
     async def term_sets(self, user_id: str, memory_ids: Collection[int]) -> dict[int, set[str]]:
         """Each memory's index terms (from the covering index on memory id)."""
