@@ -1,4 +1,4 @@
-"""``jarvis-memory``: serve, migrate, rescore, reindex, add, recall, import and stats.
+"""``jarvis-memory``: serve, migrate, rescore, embed, reindex, add, recall, import and stats.
 
 Every command opens its own unit of work and calls the same services as the routes.
 """
@@ -20,6 +20,7 @@ from services.admin import AdminService
 from services.analysis import TextAnalyzer
 from services.clock import utcnow
 from services.db import Database
+from services.embeddings.service import build_embeddings
 from services.errors import DomainError
 from services.evaluation.command import (
     add_compression_arguments,
@@ -28,7 +29,7 @@ from services.evaluation.command import (
     run_locomo_command,
 )
 from services.importers.memorybank import import_memorybank
-from services.jobs import run_rescore
+from services.jobs import run_embedding_backfill, run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
 from services.reindex import reindex
@@ -89,6 +90,25 @@ async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
     run = await _with_db(settings, work)
     _print(job_run_out(run).model_dump(mode="json"))
     return 0 if run.status in ("succeeded", "skipped") else 1
+
+
+async def _embed(args: argparse.Namespace, settings: Settings) -> int:
+    embeddings = build_embeddings(settings)
+    if embeddings is None:
+        print(
+            "error: embeddings_off: EMBEDDING_PROVIDER is none, so there is nothing to embed",
+            file=sys.stderr,
+        )
+        return 2
+
+    async def work(db: Database) -> Any:
+        return await run_embedding_backfill(
+            db, settings, utcnow, embeddings, user_id=args.user, trigger="cli"
+        )
+
+    run = await _with_db(settings, work)
+    _print(job_run_out(run).model_dump(mode="json"))
+    return 0 if run.status == "succeeded" else 1
 
 
 async def _add(args: argparse.Namespace, settings: Settings) -> int:
@@ -179,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("migrate", help="alembic upgrade head")
     rescore = sub.add_parser("rescore", help="rescore now (for cron)")
     rescore.add_argument("--user", default=None, help="only this user's memories")
+    embed = sub.add_parser("embed", help="embed memories without a vector now (for cron)")
+    embed.add_argument("--user", default=None, help="only this user's memories")
     add = sub.add_parser("add", help="remember a statement")
     add.add_argument("user")
     add.add_argument("content")
@@ -215,6 +237,7 @@ async def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
 ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]] = {
     "rescore": _rescore,
+    "embed": _embed,
     "add": _add,
     "recall": _recall,
     "stats": _stats,

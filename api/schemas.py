@@ -284,7 +284,7 @@ class AdminMemoryOut(BaseModel):
 
 
 class JobRunOut(BaseModel):
-    """A rescoring run."""
+    """A job run (rescoring or embedding backfill)."""
 
     id: int
     job: str

@@ -11,6 +11,7 @@ import pytest
 from api.cli import is_loopback, main
 from tests.conftest import BACKENDS
 from tests.db_backends import fresh_database
+from tests.providers import ProviderServer
 
 
 async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -53,6 +54,46 @@ async def test_migrate_add_recall_rescore_stats(
         assert stats["last_rescore"]["status"] == "succeeded"
         code, _ = await _run(capsys, "add", "bad user", "x")
         assert code == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_embed_backfills_missing_vectors_once(
+    backend: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    provider: ProviderServer,
+) -> None:
+    async with fresh_database(backend, tmp_path) as url:
+        monkeypatch.setenv("DATABASE_URL", url)
+        assert (await _run(capsys, "migrate"))[0] == 0
+        # No provider configured while adding: both memories are stored without vectors.
+        for user, text in [("carol", "my sister lives in Lisbon"), ("dave", "I walk the dog")]:
+            assert (await _run(capsys, "add", user, text))[0] == 0
+        code = await asyncio.to_thread(main, ["embed"])
+        assert code == 2
+        assert "embeddings_off" in capsys.readouterr().err
+
+        monkeypatch.setenv("EMBEDDING_PROVIDER", "openai")
+        monkeypatch.setenv("EMBEDDING_BASE_URL", provider.base_url)
+        monkeypatch.setenv("EMBEDDING_MODEL", "toy")
+        provider.mode = "error"
+        code, out = await _run(capsys, "embed")
+        failed = json.loads(out)
+        assert (code, failed["status"], failed["rows"]) == (1, "failed", 0)
+        assert "500" in failed["error"]
+
+        provider.mode = "ok"
+        code, out = await _run(capsys, "embed", "--user", "carol")
+        run = json.loads(out)
+        assert (code, run["status"], run["rows"], run["trigger"]) == (0, "succeeded", 1, "cli")
+        assert (run["job"], run["user_id"]) == ("embed", "carol")
+        embedded = [body["input"] for path, body in provider.requests if path == "/v1/embeddings"]
+        assert embedded[-1] == ["my sister lives in Lisbon"]
+        code, out = await _run(capsys, "embed")
+        assert (code, json.loads(out)["rows"]) == (0, 1)  # only dave's was left
+        code, out = await _run(capsys, "embed")
+        assert (code, json.loads(out)["rows"]) == (0, 0)
 
 
 def test_serve_refuses_public_bind_without_keys(
