@@ -441,10 +441,16 @@ class MemoryService:
         return await self.memories.history(memory)
 
     async def escalations(
-        self, user_id: str, include_acknowledged: bool = False
+        self, user_id: str, include_acknowledged: bool = False, include_superseded: bool = False
     ) -> list[UserMemory]:
-        """Memories that crossed into ``high`` for the frontend to follow up on."""
-        return await self.memories.escalations(check_user_id(user_id), include_acknowledged)
+        """Memories that crossed into ``high`` for the frontend to follow up on.
+
+        A superseded memory is left out unless ``include_superseded``, as in recall: the
+        assistant should not bring up a fact the person has since corrected.
+        """
+        return await self.memories.escalations(
+            check_user_id(user_id), include_acknowledged, include_superseded
+        )
 
     async def acknowledge_escalation(self, user_id: str, memory_id: int) -> UserMemory:
         """The frontend followed up; the escalation leaves the default list."""

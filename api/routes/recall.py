@@ -57,10 +57,15 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
 
 @router.get("/escalations", responses=error_responses(422))
 async def escalations(
-    user_id: UserId, service: MemoryServiceDep, include_acknowledged: bool = False
+    user_id: UserId,
+    service: MemoryServiceDep,
+    include_acknowledged: bool = False,
+    include_superseded: bool = False,
 ) -> list[MemoryOut]:
-    """Memories that crossed into ``high`` ("you mentioned this three times")."""
-    return [memory_out(m) for m in await service.escalations(user_id, include_acknowledged)]
+    """Memories that crossed into ``high`` ("you mentioned this three times"); superseded
+    ones (a newer fact replaced them) only with ``include_superseded``."""
+    found = await service.escalations(user_id, include_acknowledged, include_superseded)
+    return [memory_out(m) for m in found]
 
 
 @router.post("/escalations/{memory_id}/ack", responses=error_responses(404, 422))

@@ -250,11 +250,15 @@ class MemoryRepository:
         )
         return list(result.scalars())
 
-    async def escalations(self, user_id: str, include_acknowledged: bool) -> list[UserMemory]:
+    async def escalations(
+        self, user_id: str, include_acknowledged: bool, include_superseded: bool
+    ) -> list[UserMemory]:
         """Memories that crossed into ``high``, newest crossing first."""
         stmt = self._scoped(user_id).where(UserMemory.escalated_at.is_not(None))
         if not include_acknowledged:
             stmt = stmt.where(UserMemory.escalation_acknowledged_at.is_(None))
+        if not include_superseded:
+            stmt = stmt.where(UserMemory.superseded_by_id.is_(None))
         stmt = stmt.order_by(UserMemory.escalated_at.desc(), UserMemory.id.desc())
         return list((await self.session.execute(stmt)).scalars())
 

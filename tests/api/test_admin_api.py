@@ -219,6 +219,20 @@ async def test_recalls_count_towards_escalation(client: httpx.AsyncClient) -> No
     assert [m["id"] for m in await escalations(client, "alice")] == [twice["id"]]
 
 
+async def test_a_superseded_escalation_leaves_the_list(client: httpx.AsyncClient) -> None:
+    urgent = await escalate(client, "alice")
+    newer = await remember(client, "alice", "这件事已经处理好了")
+    resp = await client.post(
+        f"/v1/users/alice/memories/{urgent['id']}/supersede", json={"by": newer["id"]}
+    )
+    body(resp, 200)
+    assert await escalations(client, "alice") == []
+    assert await escalations(client, "alice", include_acknowledged="true") == []
+    (kept,) = await escalations(client, "alice", include_superseded="true")
+    assert (kept["id"], kept["superseded_by_id"]) == (urgent["id"], newer["id"])
+    assert kept["escalated_at"] == CLOCK_START
+
+
 async def test_ack_of_a_memory_that_is_not_escalated(client: httpx.AsyncClient) -> None:
     tea = await remember(client, "alice", "I drink green tea every morning")
     resp = await client.post(f"/v1/users/alice/escalations/{tea['id']}/ack")
