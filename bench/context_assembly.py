@@ -4,9 +4,10 @@
 assistant turns drawn from the bench vocabulary) with a 4,000-token budget, against the
 tenant's stored memories, on the rule layer (no LLM). Each query becomes the last user
 message, so every assembly recalls for a different question. Recall tracking and memory
-cards are off, so the step leaves the data as loaded. The floor is the recall it contains
-(``recall_memories`` top 10, track=False): ratio = assembly p50 / floor p50. The target is
-an assembly p50 under ``TARGET_P50_MS``.
+cards are off, so the step leaves the data as loaded. One scorer serves every assembly,
+as the server holds one: the resent history is analysed once, as in a chat. The floor is
+the recall it contains (``recall_memories`` top 10, track=False): ratio = assembly p50 /
+floor p50. The target is an assembly p50 under ``TARGET_P50_MS``.
 """
 
 from __future__ import annotations

@@ -347,8 +347,10 @@ the job still compares against the real scores. Ratio = rescore time / floor tim
 200-message conversation (synthetic turns from the same vocabulary, each query as the
 last user message) within a 4,000-token budget against the tenant of 10,000 memories (the
 largest up to that), rules only (no LLM), recall tracking and memory cards off so the
-data stays as loaded. Floor: the recall inside it (`recall_memories`, top 10,
-`track=False`), interleaved. Ratio = assembly p50 / recall p50; target p50 < 100 ms.
+data stays as loaded. One message scorer serves the whole step, as the server holds one,
+so the resent history's per-message analyses (terms, rules, keywords) come from its
+caches after the first turn, as in a chat. Floor: the recall inside it (`recall_memories`,
+top 10, `track=False`), interleaved. Ratio = assembly p50 / recall p50; target p50 < 100 ms.
 
 **Recall during rescoring** (bench/rescore_recall.py). Tracked recalls
 (`track=True`, the API's default) for the tenant of {c["rescore_recall_tenant"]:,}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -92,11 +91,10 @@ class ContextService:
         self.recall = recall or RecallService(session, settings, analyzer, clock)
         self.memories = memories or MemoryService(session, settings, analyzer, clock)
         estimator = get_token_estimator(settings.token_estimator)
-        keywords = _Keywords(analyzer)
         self.assembler = ContextAssembler(
             estimator,
-            LevelCompressor(estimator.count, sentence_score, keywords),
-            keywords,
+            LevelCompressor(estimator.count, sentence_score, scorer.keywords),
+            scorer.keywords,
             llm,
         )
 
@@ -176,13 +174,3 @@ class ContextService:
             )
             assembled.cards_saved = [(s.memory.id, s.merged) for s in stored]
         return assembled
-
-
-class _Keywords:
-    """Topic keywords of a text (jieba TF-IDF / English terms), cached."""
-
-    def __init__(self, analyzer: TextAnalyzer) -> None:
-        self._extract = lru_cache(maxsize=10_000)(analyzer.topic_extractor.extract)
-
-    def __call__(self, text: str) -> list[str]:
-        return list(self._extract(text))
