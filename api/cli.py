@@ -50,6 +50,12 @@ def _print(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
+def _error(code: str, message: str) -> int:
+    """Report a refused command on stderr as ``error: <code>: <message>``; exit status 2."""
+    print(f"error: {code}: {message}", file=sys.stderr)
+    return 2
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP server (uvicorn)."""
     import uvicorn
@@ -95,11 +101,7 @@ async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
 async def _embed(args: argparse.Namespace, settings: Settings) -> int:
     embeddings = build_embeddings(settings)
     if embeddings is None:
-        print(
-            "error: embeddings_off: EMBEDDING_PROVIDER is none, so there is nothing to embed",
-            file=sys.stderr,
-        )
-        return 2
+        return _error("embeddings_off", "EMBEDDING_PROVIDER is none, so there is nothing to embed")
 
     async def work(db: Database) -> Any:
         return await run_embedding_backfill(
@@ -259,8 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_migrate(args, settings)
         return asyncio.run(ASYNC_COMMANDS[args.command](args, settings))
     except DomainError as exc:
-        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return 2
+        return _error(exc.code, exc.message)
 
 
 if __name__ == "__main__":  # pragma: no cover
