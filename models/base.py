@@ -50,6 +50,8 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
+        if value.tzinfo is UTC:  # asyncpg's own: recall reads hundreds per query
+            return value
         return value.astimezone(UTC)
 
 

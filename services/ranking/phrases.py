@@ -76,12 +76,23 @@ def query_phrases(query: str, tokenizer: Tokenizer) -> QueryPhrases:
     )
 
 
-@dataclass(frozen=True)
 class TextFeatures:
-    """What the phrase signal and MMR read from a candidate."""
+    """What the phrase signal and MMR read from a candidate: its folded text, and its
+    English stems, worked out on first use (a Chinese query's 3- and 4-grams are matched
+    in the folded text alone, and only MMR's pool asks for the stems of a query without
+    English word pairs)."""
 
-    folded: str
-    stems: tuple[str, ...]
+    __slots__ = ("_stems", "folded")
+
+    def __init__(self, folded: str) -> None:
+        self.folded = folded
+        self._stems: tuple[str, ...] | None = None
+
+    @property
+    def stems(self) -> tuple[str, ...]:
+        if self._stems is None:
+            self._stems = tuple(_stems(self.folded, get_tokenizer()))
+        return self._stems
 
     def terms(self) -> frozenset[str]:
         """English stems and Chinese character bigrams: the word overlap MMR compares.
@@ -98,10 +109,9 @@ class TextFeatures:
 
 @lru_cache(maxsize=FEATURE_CACHE_SIZE)
 def text_features(content: str) -> TextFeatures:
-    """A candidate's folded text and English stems (no jieba: this runs for every
-    candidate of every recall, so it is cheap and cached by content)."""
-    folded = fold(content)
-    return TextFeatures(folded, tuple(_stems(folded, get_tokenizer())))
+    """A candidate's features (no jieba: this runs for candidates of every recall, so it
+    is cheap and cached by content)."""
+    return TextFeatures(fold(content))
 
 
 def phrase_score(phrases: QueryPhrases, features: TextFeatures) -> float:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import Select, and_, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,9 +21,10 @@ IDS_PER_STATEMENT = 5000
 INSERT_ROWS_PER_STATEMENT = 500
 
 
-@dataclass(frozen=True)
-class MemorySketch:
-    """The columns ranking reads: cheap to load by the hundred (no JSON to decode)."""
+class MemorySketch(NamedTuple):
+    """The columns ranking reads: cheap to load by the hundred (no JSON to decode; a
+    named tuple, built in a third of a frozen dataclass's time, since recall builds
+    one per candidate)."""
 
     id: int
     content: str

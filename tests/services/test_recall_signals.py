@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.recall import RecallHit, RecallService
+from services.recall import INLINE_QUERY_CHARS, RecallHit, RecallService
 from services.settings import Settings, SignalWeights
 from tests.conftest import FakeClock
 from tests.factories import Services
@@ -220,3 +220,18 @@ async def test_a_conversational_query_prefers_what_was_said_lately(
     assert hits[0].score - hits[1].score > plain[0].score - plain[1].score + 0.2
     assert hits[0].explanation is not None
     assert hits[0].explanation["query_type"] == "conversational"
+
+
+async def test_a_long_query_is_understood_off_the_event_loop_with_the_same_result(
+    services: Services,
+) -> None:
+    # Short queries are analysed inline, long ones in a worker thread: same ranking.
+    hiking = await services.add("u", "We went hiking in the hills near Lisbon")
+    await services.add("u", "Dinner with my sister at the harbour")
+    short = "hiking near Lisbon"
+    padded = short + " " + "!" * INLINE_QUERY_CHARS  # punctuation: no new terms
+    assert len(short) <= INLINE_QUERY_CHARS < len(padded)
+    inline = await services.recall("u", short, top_k=2, track=False)
+    threaded = await services.recall("u", padded, top_k=2, track=False)
+    assert ids(inline)[0] == hiking.id
+    assert [(h.memory.id, h.score) for h in threaded] == [(h.memory.id, h.score) for h in inline]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from services.analysis import jaccard
@@ -59,6 +61,38 @@ def test_mmr_prefers_variety_and_keeps_order_at_lambda_one() -> None:
     tail = mmr_order(ranked, scores, terms.__getitem__, lam=0.7, pool=1, limit=3)
     assert [k for k, _ in tail] == ["a", "b", "c"]
     assert jaccard(frozenset(), frozenset()) == 0.0
+
+
+def _plain_greedy_mmr(
+    ranked: list[int], scores: dict[int, float], terms: dict[int, frozenset[str]], lam: float
+) -> list[tuple[int, float]]:
+    """MMR as seed 004 §4.5 states it: every step rescans every remaining candidate."""
+    head, best = list(ranked), max(scores[ranked[0]], 1e-9)
+    closest = dict.fromkeys(head, 0.0)
+    chosen = []
+    while head:
+        pick = max(head, key=lambda k: lam * scores[k] / best - (1.0 - lam) * closest[k])
+        head.remove(pick)
+        chosen.append((pick, closest[pick]))
+        for key in head:
+            closest[key] = max(closest[key], jaccard(terms[key], terms[pick]))
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lazy_mmr_picks_what_the_plain_greedy_loop_picks(seed: int) -> None:
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(12)]
+    size = rng.randint(2, 40)
+    terms = {k: frozenset(rng.sample(words, rng.randint(0, 5))) for k in range(size)}
+    # Coarse scores make ties, which must go to the better-ranked candidate.
+    scores = {k: rng.choice([0.2, 0.5, 0.5, 0.8, 1.0]) for k in range(size)}
+    ranked = sorted(scores, key=lambda k: (-scores[k], -k))
+    lam = rng.choice([0.3, 0.5, 0.7, 0.9])
+    lazy = mmr_order(ranked, scores, terms.__getitem__, lam=lam, pool=size, limit=size)
+    assert lazy == _plain_greedy_mmr(ranked, scores, terms, lam)
+    limited = mmr_order(ranked, scores, terms.__getitem__, lam=lam, pool=size, limit=3)
+    assert limited == lazy[:3]
 
 
 def test_mmr_terms_are_stems_and_han_bigrams_built_from_the_cached_features() -> None:
