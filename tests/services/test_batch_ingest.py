@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from models import MemoryScoreHistory, MemoryTerm, MemoryTermStat
 from services.db import Database
@@ -11,6 +11,7 @@ from tests.factories import Services
 
 NEAR = "I am really worried about the exam next week"
 NEAR_AGAIN = "I am really worried about the exam next week!"
+WORDS = ["budget", "travel", "garden", "hiring", "safety", "launch", "music", "tax"]
 
 
 async def _add_many(services: Services, user: str, texts: list[str]) -> list[tuple[int, bool]]:
@@ -88,3 +89,29 @@ async def test_document_frequencies_follow_adds_edits_and_deletes(services: Serv
     assert kept == counted
     assert "fish" not in kept
     assert "^猫" not in kept
+
+
+async def test_a_batch_goes_in_as_one_insert_whatever_its_rows_leave_empty(
+    services: Services,
+) -> None:
+    # Rows with and without a source (NULL) must not split the batch into one INSERT
+    # per run of alike rows.
+    texts = [f"note {i}: the {word} report is due" for i, word in enumerate(WORDS)]
+    items = [NewMemory(content=t, source=None if i % 2 else "chat") for i, t in enumerate(texts)]
+    inserts: list[int] = []
+
+    def count(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO USER_MEMORIES"):
+            inserts.append(1)
+
+    engine = services.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        async with services.db.unit_of_work() as session:
+            service = MemoryService(session, services.settings, services.analyzer, services.clock)
+            stored = await service.add_many("u", items)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len({s.memory.id for s in stored}) == len(texts)
+    assert [s.memory.source for s in stored] == [i.source for i in items]
+    assert len(inserts) == 1
