@@ -226,8 +226,9 @@ class MemoryRepository:
         if not ids:
             return
         statement = _recall_count_statement(self.dialect)
-        for start in range(0, len(ids), IDS_PER_STATEMENT):
-            chunk = sorted(ids[start : start + IDS_PER_STATEMENT])
+        ordered = sorted(set(ids))  # chunks in id order too: locks are taken chunk by chunk
+        for start in range(0, len(ordered), IDS_PER_STATEMENT):
+            chunk = ordered[start : start + IDS_PER_STATEMENT]
             params = {"counted_user": user_id, "counted_ids": chunk, "counted_at": now}
             await self.session.execute(statement, params)
 
