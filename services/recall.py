@@ -211,9 +211,8 @@ class RecallService:
         pool = await self._candidates(user_id, query, understood, weights, types, current_only)
         # Features are read only where a signal needs them: every candidate's when the
         # query has phrases to look for, else MMR's pool only (services/ranking/phrases.py).
-        phrases = understood.phrases if weights.phrase > 0 else None
-        if phrases is not None and phrases.total_weight <= 0:
-            phrases = None
+        wanted = weights.phrase > 0 and understood.phrases.total_weight > 0
+        phrases = understood.phrases if wanted else None
         weight_of = weights.model_dump()
         values = {
             mid: self._signal_values(pool, mid, memory, understood, phrases, weights, now)

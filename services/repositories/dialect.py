@@ -49,6 +49,14 @@ def one_of(dialect: str, column: SQLExpr, values: Collection[Any]) -> ColumnElem
     return column.in_(list(values))
 
 
+def one_of_bound(dialect: str, column: SQLExpr, name: str) -> ColumnElement[bool]:
+    """:func:`one_of` for a statement built once: the values are bound at execution
+    under ``name`` (a list), as one array on PostgreSQL and an expanding ``IN`` on SQLite."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(name, type_=ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
+
+
 def dialect_of(session: AsyncSession) -> str:
     """``postgresql`` or ``sqlite``: the dialect the session's statements go to."""
     return session.get_bind().dialect.name

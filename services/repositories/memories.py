@@ -8,14 +8,11 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from sqlalchemy import (
-    ARRAY,
-    BigInteger,
     Executable,
     Select,
     String,
     Table,
     and_,
-    any_,
     bindparam,
     delete,
     or_,
@@ -27,7 +24,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.repositories import scoring_sql
-from services.repositories.dialect import dialect_of, one_of, upsert_insert
+from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
 from services.settings import Settings
 
 Order = Literal["importance", "recent"]
@@ -318,14 +315,15 @@ def _recall_count_statement(dialect: str) -> Executable:
     table = cast(Table, UserMemory.__table__)
     t = table.c
     where: ColumnElement[bool]
+    mine = and_(
+        t.user_id == bindparam("counted_user", type_=String()),
+        one_of_bound(dialect, t.id, "counted_ids"),
+    )
     if dialect == "postgresql":
-        ids = bindparam("counted_ids", type_=ARRAY(BigInteger()))
-        mine = and_(t.user_id == bindparam("counted_user", type_=String()), t.id == any_(ids))
         locked = select(t.id).where(mine).order_by(t.id).with_for_update()
         where = t.id.in_(locked.scalar_subquery())
     else:
-        ids = bindparam("counted_ids", expanding=True)
-        where = and_(t.user_id == bindparam("counted_user", type_=String()), t.id.in_(ids))
+        where = mine
     return (
         update(table)
         .where(where)

@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Float,
     Select,
     String,
@@ -27,12 +26,10 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.expression import any_
 
 from models import MemoryScoreHistory, UserMemory, UTCDateTime
-from services.repositories.dialect import SQLExpr, days_since
+from services.repositories.dialect import SQLExpr, days_since, one_of_bound
 from services.settings import Settings
 
 LN_HALF = math.log(0.5)
@@ -243,11 +240,7 @@ def ids_rescoring(settings: Settings, dialect: str) -> tuple[Any, Any]:
     key = (dialect, *(getattr(settings, name) for name in _SCORING_FIELDS))
     built = _BUILT.get(key)
     if built is None:
-        ids = (
-            UserMemory.id == any_(bindparam("rescore_ids", type_=ARRAY(BigInteger())))
-            if dialect == "postgresql"
-            else UserMemory.id.in_(bindparam("rescore_ids", expanding=True))
-        )
+        ids = one_of_bound(dialect, UserMemory.id, "rescore_ids")
         where = and_(UserMemory.user_id == bindparam("rescore_user", type_=String()), ids)
         # "raw": executed with parameters, an ORM INSERT would be a bulk INSERT of them.
         built = (
