@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI
 
 from api.deps import AppState, require_service_key
 from api.errors import error_responses, install_error_handlers
+from api.heap import freeze_startup_heap
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
 from services.analysis import TextAnalyzer
 from services.clock import Clock, utcnow
@@ -41,6 +42,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         )
         if scheduler is not None:
             scheduler.start()
+        if settings.freeze_startup_heap:
+            frozen = freeze_startup_heap()
+            log.info("startup heap frozen: %d objects out of the cyclic collector's walk", frozen)
         try:
             yield
         finally:

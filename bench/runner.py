@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import text
 
+from api.heap import freeze_startup_heap
 from bench import scenarios
 from bench.config import NOW, BenchClock, bench_settings
 from bench.db import fresh_database
@@ -132,6 +133,11 @@ async def run_backend(
                     conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
                     await conn.execute(text("VACUUM ANALYZE"))
             total = await count_memories(db)
+            # This process stands in for a started server, which parks its startup heap
+            # (api/heap.py); here that heap also holds every tenant's plan, millions of
+            # objects at full scale that a full collection would walk mid-measurement.
+            if settings.freeze_startup_heap:
+                freeze_startup_heap()
             ctx = scenarios.Context(db, settings, analyzer, BenchClock(NOW), scale.reps, seed)
             run = BackendRun(backend, url, ctx, scale, total, ingest_plan, tmp_dir, log)
             for name, step in STEPS:

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     )
     db_pool_size: int = 10
     db_echo: bool = False
+    # Park what is alive once the app has started out of the cyclic garbage collector's
+    # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
+    freeze_startup_heap: bool = True
 
     # Auth: comma-separated bearer keys. None configured = auth off (loopback only).
     jarvis_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)

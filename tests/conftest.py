@@ -54,7 +54,14 @@ def clock() -> FakeClock:
 @pytest.fixture
 def settings() -> Settings:
     # _env_file=None: a developer's .env must not leak into tests.
-    return Settings(_env_file=None, scheduler_enabled=False, database_url="sqlite://")
+    return Settings(
+        _env_file=None,
+        scheduler_enabled=False,
+        database_url="sqlite://",
+        # Hundreds of apps start in one test process; tests/api/test_startup_heap_api.py
+        # covers the freeze on its own.
+        freeze_startup_heap=False,
+    )
 
 
 @pytest.fixture(scope="session")

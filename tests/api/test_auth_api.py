@@ -23,6 +23,7 @@ async def keyed(db: Database, clock: FakeClock) -> AsyncIterator[httpx.AsyncClie
     settings = Settings(
         _env_file=None,
         scheduler_enabled=False,
+        freeze_startup_heap=False,
         jarvis_api_keys=[SERVICE],
         jarvis_admin_keys=[ADMIN],
     )

@@ -186,7 +186,12 @@ def test_parse_answers(text: str, expected: dict[int, float]) -> None:
 async def test_persisted_llm_answers_survive_a_restart(
     db: Database, clock: FakeClock, llm: FakeLlm
 ) -> None:
-    settings = Settings(_env_file=None, scheduler_enabled=False, llm_base_url=llm.base_url)
+    settings = Settings(
+        _env_file=None,
+        scheduler_enabled=False,
+        freeze_startup_heap=False,
+        llm_base_url=llm.base_url,
+    )
     payload = {
         "messages": [{"role": m.role, "content": m.content} for m in MESSAGES],
         "task_context": "retry logic",
