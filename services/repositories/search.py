@@ -189,13 +189,17 @@ class SearchRepository:
         unique = sorted(keys)
         found: dict[Any, set[Any]] = {}
         for start in range(0, len(unique), ROWS_PER_INSERT):
-            result = await self.session.execute(
-                select(key, value).where(
-                    MemoryTerm.user_id == user_id,
-                    one_of(self.dialect, key, unique[start : start + ROWS_PER_INSERT]),
-                )
+            where = (
+                MemoryTerm.user_id == user_id,
+                one_of(self.dialect, key, unique[start : start + ROWS_PER_INSERT]),
             )
-            for k, v in result:
+            if self.dialect == "postgresql":
+                # One row and one array per key: asyncpg decodes the arrays in C, where a
+                # row per posting cost a Python tuple and a set insert each.
+                grouped = select(key, func.array_agg(value)).where(*where).group_by(key)
+                found.update((k, set(vs)) for k, vs in await self.session.execute(grouped))
+                continue
+            for k, v in await self.session.execute(select(key, value).where(*where)):
                 found.setdefault(k, set()).add(v)
         return found
 
