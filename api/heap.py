@@ -16,8 +16,8 @@ def freeze_startup_heap() -> int:
     ``gc.freeze()`` (Python >= 3.7, the approach of Instagram's pre-fork servers) keeps
     later full collections to what came after startup: 20-30 ms each on the same machine.
     Objects parked this way are still freed by reference counting; only a reference
-    cycle among them would never be collected, so it runs after start-up work, once the
-    collect beforehand has cleared the garbage that startup left.
+    cycle among them would never be collected, hence the collect first: startup's own
+    garbage is cleared rather than parked.
 
     Returns the number of objects now frozen.
     """

@@ -198,9 +198,9 @@ class SearchRepository:
                 # row per posting cost a Python tuple and a set insert each.
                 grouped = select(key, func.array_agg(value)).where(*where).group_by(key)
                 found.update((k, set(vs)) for k, vs in await self.session.execute(grouped))
-                continue
-            for k, v in await self.session.execute(select(key, value).where(*where)):
-                found.setdefault(k, set()).add(v)
+            else:
+                for k, v in await self.session.execute(select(key, value).where(*where)):
+                    found.setdefault(k, set()).add(v)
         return found
 
     async def postings(
