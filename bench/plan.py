@@ -11,12 +11,15 @@ exactly where the service would, and nowhere else.
 
 Near duplicates are found exactly with prefix filtering: with the terms of every set
 sorted in one global order (rarest first), two sets with Jaccard ≥ t share a term among
-their first ``|A| − ⌈t·|A|⌉ + 1`` terms, so only sets meeting in a prefix are compared.
+their first ``|A| − ⌈t·|A|⌉ + 1`` terms, so only sets meeting in a prefix are compared
+(and of those, only the ones the size and position filters of ``NearDuplicateFilter``
+leave).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,40 +61,73 @@ class Plan:
 
 
 class NearDuplicateFilter:
-    """Exact detection of a term set with Jaccard ≥ ``threshold`` to any set added before."""
+    """Exact detection of a term set with Jaccard ≥ ``threshold`` to any set added before.
+
+    Prefix, size and position filters (after PPJoin: Xiao et al., "Efficient similarity
+    joins for near duplicate detection", WWW 2008). Two sets with Jaccard ≥ t overlap in
+    at least ``α = ⌈t / (1 + t) · (|A| + |B|)⌉`` terms, and their first common term (in
+    the global order) stands at positions i in A and j in B with ``|A| − i ≥ α`` and
+    ``|B| − j ≥ α``: every common term comes at or after it. So the index keeps each
+    prefix term's position, bucketed by set size, and a lookup reads only the sizes in
+    ``[t·|A|, |A|/t]`` and, in each, only the positions that leave room for α. At
+    t = 0.85 that is mostly position 0. The plain prefix filter compared each new set
+    with ~140 earlier ones at 30k memories, and planning the 100k tenant grew
+    quadratically. Every candidate is still checked with the exact Jaccard.
+    """
 
     def __init__(self, threshold: float, order: Counter[str]) -> None:
         self.threshold = threshold
         self.order = order  # how common each term is: rarer terms go first
         self.sets: list[frozenset[str]] = []
-        self.by_prefix: dict[str, list[int]] = {}
+        # term -> size of the indexed set -> position of the term in it -> set indexes
+        self.by_prefix: dict[str, dict[int, list[list[int]]]] = {}
 
-    def _prefix(self, terms: frozenset[str]) -> list[str]:
-        ranked = sorted(terms, key=lambda t: (self.order[t], t))
+    def _ranked(self, terms: frozenset[str]) -> list[str]:
+        return sorted(terms, key=lambda t: (self.order[t], t))
+
+    def _prefix_length(self, size: int) -> int:
         # int() floors t·|A|, so the prefix is never shorter than the exact bound.
-        return ranked[: len(ranked) - int(self.threshold * len(ranked)) + 1]
+        return size - int(self.threshold * size) + 1
+
+    def _required_overlap(self, size: int, other: int) -> int:
+        """Least |A ∩ B| with |A ∩ B| / (|A| + |B| − |A ∩ B|) ≥ t."""
+        bound = self.threshold / (1 + self.threshold) * (size + other)
+        # Rounding down a hair keeps a bound that is whole in exact arithmetic whole;
+        # a bound one too low only lets a candidate through to the exact check.
+        return math.ceil(bound - 1e-9)
+
+    def _candidates(self, ranked: list[str]) -> set[int]:
+        size = len(ranked)
+        low, high = self.threshold * size, size / self.threshold
+        found: set[int] = set()
+        for position, term in enumerate(ranked[: self._prefix_length(size)]):
+            for other_size, by_position in self.by_prefix.get(term, {}).items():
+                if not low <= other_size <= high:
+                    continue
+                needed = self._required_overlap(size, other_size)
+                if size - position < needed:
+                    continue
+                for indexes in by_position[: other_size - needed + 1]:
+                    found.update(indexes)
+        return found
 
     def is_near_duplicate(self, terms: frozenset[str]) -> bool:
         """True when an earlier set is at least ``threshold`` similar to ``terms``."""
-        seen: set[int] = set()
-        size = len(terms)
-        for term in self._prefix(terms):
-            for index in self.by_prefix.get(term, ()):
-                if index not in seen:
-                    seen.add(index)
-                    other = self.sets[index]
-                    # Jaccard ≤ min(|A|, |B|) / max(|A|, |B|): most candidates end here.
-                    if min(size, len(other)) < self.threshold * max(size, len(other)):
-                        continue
-                    if jaccard(terms, other) >= self.threshold:
-                        return True
-        return False
+        return any(
+            jaccard(terms, self.sets[index]) >= self.threshold
+            for index in self._candidates(self._ranked(terms))
+        )
 
     def add(self, terms: frozenset[str]) -> None:
         """Remember a kept set."""
+        index = len(self.sets)
         self.sets.append(terms)
-        for term in self._prefix(terms):
-            self.by_prefix.setdefault(term, []).append(len(self.sets) - 1)
+        ranked = self._ranked(terms)
+        size = len(ranked)
+        for position, term in enumerate(ranked[: self._prefix_length(size)]):
+            by_position = self.by_prefix.setdefault(term, {}).setdefault(size, [])
+            by_position.extend([] for _ in range(position + 1 - len(by_position)))
+            by_position[position].append(index)
 
 
 def _chunks(
