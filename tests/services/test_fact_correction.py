@@ -11,6 +11,7 @@ import pytest
 from models import UserMemory
 from services.errors import InvalidInput, MemoryNotFound, NotSuperseded, SupersedeCycle
 from services.memory import MemoryChanges, MemoryService, NewMemory
+from services.repositories.facts import FactRepository
 from tests.conftest import FakeClock
 from tests.factories import Services
 
@@ -210,3 +211,21 @@ async def test_repeating_a_superseded_fact_makes_it_current_again(
     await services.add("u", "我住在北京")
     assert (await services.get("u", beijing.id)).superseded_by_id is None
     assert (await services.get("u", shanghai.id)).superseded_by_id == beijing.id
+
+
+async def test_one_statement_writes_many_links_each_to_its_own_newer(
+    services: Services, clock: FakeClock
+) -> None:
+    old = [await services.add("u", f"note {n} about the garden") for n in range(3)]
+    moved, manager = [await services.add("u", f"later note {n}") for n in range(2)]
+    other = await services.add("bob", "bob's note about the garden")
+    clock.advance(days=1)
+    replaced = {old[0].id: moved.id, old[1].id: moved.id, old[2].id: manager.id}
+    # Bob's memory in u's mapping: the user scope must keep his row out of it.
+    async with services.db.unit_of_work() as session:
+        await FactRepository(session).supersede("u", {**replaced, other.id: moved.id}, clock.now)
+    for memory_id, by in replaced.items():
+        row = await services.get("u", memory_id)
+        assert (row.superseded_by_id, row.superseded_at) == (by, clock.now)
+    assert (await services.get("u", moved.id)).superseded_by_id is None
+    assert (await services.get("bob", other.id)).superseded_by_id is None
