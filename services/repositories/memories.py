@@ -72,12 +72,10 @@ class MemoryRepository:
     async def get_many(self, user_id: str, ids: Sequence[int]) -> dict[int, UserMemory]:
         """Memories of this user by id (missing ids are absent)."""
         found: dict[int, UserMemory] = {}
+        statement = _get_many_statement(self.dialect)
         for start in range(0, len(ids), IDS_PER_STATEMENT):
-            result = await self.session.execute(
-                self._scoped(user_id)
-                .where(self._ids(ids[start : start + IDS_PER_STATEMENT]))
-                .execution_options(populate_existing=True)
-            )
+            chunk = list(ids[start : start + IDS_PER_STATEMENT])
+            result = await self.session.execute(statement, {"owner": user_id, "ids": chunk})
             found.update((m.id, m) for m in result.scalars())
         return found
 
@@ -300,6 +298,25 @@ class MemoryRepository:
     async def user_stats(self, user_id: str) -> MemoryUser | None:
         """The user's aggregates (None before their first memory)."""
         return await self.session.get(MemoryUser, user_id, populate_existing=True)
+
+
+@lru_cache(maxsize=4)
+def _get_many_statement(dialect: str) -> Select[UserMemory]:
+    """One user's memories by id, built once per dialect (the ids bound at execution).
+
+    Every recall loads its hits whole with this, and a tracked recall does so twice.
+    Built per call, the ORM statement and its cache key cost a third of the load: 10
+    ids of the bench's tenant-10k took 1.82 → 1.21 ms on PostgreSQL and 1.54 → 1.10 ms
+    on SQLite (medians of 600, alternating in one process; issue 5).
+    """
+    return (
+        select(UserMemory)
+        .where(
+            UserMemory.user_id == bindparam("owner", type_=String()),
+            one_of_bound(dialect, UserMemory.id, "ids"),
+        )
+        .execution_options(populate_existing=True)
+    )
 
 
 @lru_cache(maxsize=4)
