@@ -35,12 +35,11 @@ def test_filter_matches_pairwise_scan(threshold: float, seed: int) -> None:
     order = Counter(t for terms in sets[:50] for t in terms)
     near = NearDuplicateFilter(threshold, order)
     kept: list[frozenset[str]] = []
-    found = expected = 0
+    expected = 0
     for terms in sets:
         truth = any(jaccard(terms, other) >= threshold for other in kept)
         answer = near.is_near_duplicate(terms)
         assert answer == truth, (sorted(terms), threshold)
-        found += answer
         expected += truth
         if not answer:
             near.add(terms)
