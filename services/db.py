@@ -39,10 +39,13 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA busy_timeout=30000")
         # Safe with WAL; full fsync on every commit buys nothing for this workload.
         cursor.execute("PRAGMA synchronous=NORMAL")
-        try:
-            cursor.execute("SELECT exp(0)")
-        except Exception:  # pragma: no cover - only on SQLite builds without math functions
-            dbapi_connection.create_function("exp", 1, math.exp, deterministic=True)
+        # Scoring SQL uses exp (decay) and ln (BM25's idf): SQLite's math functions, or
+        # Python's where the build has none.
+        for name, function in (("exp", math.exp), ("ln", math.log)):
+            try:
+                cursor.execute(f"SELECT {name}(1)")
+            except Exception:  # pragma: no cover - only on SQLite builds without them
+                dbapi_connection.create_function(name, 1, function, deterministic=True)
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")

@@ -46,7 +46,7 @@ from services.ranking.rerank import HttpReranker, Reranked, rerank
 from services.ranking.semantic import SemanticSource
 from services.ranking.signals import Contribution, contributions, fused_score, recency
 from services.ranking.understanding import QueryUnderstanding, understand
-from services.relevance import term_weights
+from services.relevance import field_weights
 from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch
 from services.repositories.neighbours import Anchor, NeighbourRepository
@@ -325,28 +325,22 @@ class RecallService:
         self, user_id: str, terms: list[str], types: Sequence[str], current_only: bool
     ) -> _Lexical:
         s = self.settings
-        stats = await self.search.corpus_statistics(user_id, terms)
-        if stats.memory_count <= 0:
-            return _Lexical({}, {}, 0.0)
-        avgdl = stats.total_doc_length / stats.memory_count
-        weights = term_weights(stats.document_frequencies, stats.memory_count, s)
-        found = await self.search.bm25_candidates(
+        found = await self.search.bm25_search(
             Bm25Query(
                 user_id,
-                weights,
+                field_weights(terms, s),
                 k1=s.bm25_k1,
                 b=s.bm25_b,
-                avg_doc_length=avgdl,
                 limit=s.recall_candidates,
                 types=types,
                 current_only=current_only,
             )
         )
         return _Lexical(
-            {sketch.id: score for score, sketch in found},
-            weights,
-            avgdl,
-            {sketch.id: sketch for _, sketch in found},
+            {sketch.id: score for score, sketch in found.candidates},
+            found.term_weights,
+            found.avg_doc_length,
+            {sketch.id: sketch for _, sketch in found.candidates},
         )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:

@@ -11,7 +11,7 @@ the fallbacks should help, never outvote a word.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from services.analysis import term_kind
@@ -19,20 +19,15 @@ from services.settings import Settings
 
 
 def idf(document_frequency: int, documents: int) -> float:
-    """Lucene's BM25 idf, never negative."""
+    """Lucene's BM25 idf, never negative: the reference for the one the BM25 statement
+    computes (services/repositories/bm25_sql.py)."""
     return math.log(1.0 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
-def term_weights(
-    frequencies: Mapping[str, int], documents: int, settings: Settings
-) -> dict[str, float]:
-    """idf × field weight for every query term the user's memories contain."""
-    field_weight = {"word": 1.0, "bigram": settings.bigram_weight, "char": settings.char_weight}
-    return {
-        term: idf(df, documents) * field_weight[term_kind(term)]
-        for term, df in frequencies.items()
-        if df > 0
-    }
+def field_weights(terms: Iterable[str], settings: Settings) -> dict[str, float]:
+    """Each query term's field weight (its w_t before idf), without repeats."""
+    by_kind = {"word": 1.0, "bigram": settings.bigram_weight, "char": settings.char_weight}
+    return {term: by_kind[term_kind(term)] for term in terms}
 
 
 @dataclass(frozen=True)

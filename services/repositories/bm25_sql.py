@@ -1,9 +1,15 @@
-"""The BM25 candidate query: one fixed statement per dialect, the query's terms as data.
+"""The BM25 search: one fixed statement per dialect, corpus statistics included.
 
+    w_t      = idf_t · field_weight_t,  idf_t = ln(1 + (N − df_t + 0.5) / (df_t + 0.5))
     score(d) = Σ_t w_t · tf_{t,d} · (k1 + 1) / (tf_{t,d} + k1 · (1 − b + b · |d| / avgdl))
 
-(services/relevance.py holds the formula and w_t = idf_t × field weight.) The terms and
-their weights travel as one array pair on PostgreSQL and one JSON object on SQLite.
+(services/relevance.py holds the formula.) The statement reads N and avgdl from the
+user's ``memory_users`` row and each term's df from ``memory_term_stats``, weighs the
+terms, sums their postings and joins the winners' ranking columns. It returns what
+explaining the scores needs too (avgdl and every term's weight), as rows tagged by a
+NULL ``memory_id``: a recall pays a round trip per statement, and statistics and
+candidates used to be two (issue 5). The query terms and their field weights travel as
+one array pair on PostgreSQL and one JSON object on SQLite.
 
 Why text and not a SQLAlchemy expression: the expression form needed a ``CASE`` arm per
 query term, so every term count was a new statement to build, hash and compile, and
@@ -11,15 +17,14 @@ every posting row evaluated the whole ``CASE``; profiled at 10k memories per use
 Python side of that one statement cost twice what PostgreSQL spent answering it (issue 5).
 Here the statement text never changes.
 
-PostgreSQL scans each query term's postings on its own (``unnest(:terms, :weights)``
-and a LATERAL range scan of the (user_id, term) primary key per term), so every posting
-row carries its term's weight as a plain column. The earlier form read all the terms'
-postings with ``term = ANY(:terms)`` and looked each row's weight up with
-``array_position``, a string search per posting: on the bench's 10k-memory user the
-statement's p99 over 100 bench queries was 33 ms that way and 24 ms this way, with the
-same 200 winners for every query (issue 5). (Joining ``unnest`` to the postings
-without LATERAL sent the planner to a parallel scan of every posting for queries of
-many common terms.)
+PostgreSQL scans each query term's postings on its own (a LATERAL range scan of the
+(user_id, term) primary key per weighed term), so every posting row carries its term's
+weight as a plain column. The earlier form read all the terms' postings with ``term =
+ANY(:terms)`` and looked each row's weight up with ``array_position``, a string search
+per posting: on the bench's 10k-memory user the statement's p99 over 100 bench queries
+was 33 ms that way and 24 ms this way, with the same 200 winners for every query (issue
+5). (Joining the terms to the postings without LATERAL sent the planner to a parallel
+scan of every posting for queries of many common terms.)
 
 On both databases the filters (types, superseded) apply to the summed memories, not to
 each posting: a common term has thousands of postings but the sums are per memory
@@ -34,32 +39,56 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, column, text
+from sqlalchemy import BigInteger, Float, String, column, text
 from sqlalchemy.sql.selectable import TextualSelect
 
 from models import UserMemory
 
 # Every number is cast to float8 on PostgreSQL: an untyped parameter next to an integer
 # column would be inferred integer, and a numeric one makes the sum numeric (measured 2x
-# slower).
-_PG_SCORE = """q.w * t.tf * CAST(:k1_plus_1 AS FLOAT8) / (t.tf + CAST(:k1 AS FLOAT8)
-    * (CAST(:one_minus_b AS FLOAT8) + CAST(:b_per_avgdl AS FLOAT8) * t.doc_length))"""
-_PG_SUMS = f"""SELECT p.memory_id, sum(p.part) AS score
-FROM unnest(CAST(:terms AS VARCHAR[]), CAST(:weights AS FLOAT8[])) AS q(term, w)
-CROSS JOIN LATERAL (
-  SELECT t.memory_id, {_PG_SCORE} AS part
+# slower). N and df are cast before they meet 0.5 for the same reason.
+_PG_STATISTICS = """u AS (
+  SELECT CAST(memory_count AS FLOAT8) AS n,
+    CAST(total_doc_length AS FLOAT8) / memory_count AS avgdl,
+    CAST(:b AS FLOAT8) / GREATEST(CAST(total_doc_length AS FLOAT8) / memory_count, 1e-9)
+      AS b_per_avgdl
+  FROM memory_users WHERE user_id = :user_id AND memory_count > 0),
+q AS (
+  SELECT f.term, f.field_weight * ln(1.0 + (u.n - CAST(s.df AS FLOAT8) + 0.5)
+    / (CAST(s.df AS FLOAT8) + 0.5)) AS w
+  FROM unnest(CAST(:terms AS VARCHAR[]), CAST(:field_weights AS FLOAT8[]))
+    AS f(term, field_weight)
+  CROSS JOIN u
+  JOIN memory_term_stats AS s ON s.user_id = :user_id AND s.term = f.term
+  WHERE s.df > 0)"""
+_PG_SUMS = """SELECT p.memory_id, sum(p.part) AS score
+FROM q CROSS JOIN u CROSS JOIN LATERAL (
+  SELECT t.memory_id, q.w * t.tf * CAST(:k1_plus_1 AS FLOAT8) / (t.tf + CAST(:k1 AS FLOAT8)
+    * (CAST(:one_minus_b AS FLOAT8) + u.b_per_avgdl * t.doc_length)) AS part
   FROM memory_terms AS t WHERE t.user_id = :user_id AND t.term = q.term) AS p
 GROUP BY p.memory_id"""
 _PG_TYPES = "memory_type = ANY(CAST(:types AS VARCHAR[]))"
 
 # CROSS JOIN keeps the few query terms as the outer loop on SQLite, each probing the
 # primary key; ``+ 0`` keeps its planner off the (user_id, memory_id) index (see
-# services/repositories/dialect.group_key).
-_SQLITE_SUMS = """SELECT t.memory_id + 0 AS memory_id, sum(q.value * t.tf * :k1_plus_1
-    / (t.tf + :k1 * (:one_minus_b + :b_per_avgdl * t.doc_length))) AS score
-FROM json_each(:weights) AS q
+# services/repositories/dialect.group_key). ``ln`` is SQLite's math function, or
+# services/db.py's stand-in on builds without them.
+_SQLITE_STATISTICS = """u AS (
+  SELECT CAST(memory_count AS REAL) AS n,
+    CAST(total_doc_length AS REAL) / memory_count AS avgdl,
+    :b / MAX(CAST(total_doc_length AS REAL) / memory_count, 1e-9) AS b_per_avgdl
+  FROM memory_users WHERE user_id = :user_id AND memory_count > 0),
+q AS (
+  SELECT f.key AS term, f.value * ln(1.0 + (u.n - s.df + 0.5) / (s.df + 0.5)) AS w
+  FROM json_each(:field_weights) AS f
+  CROSS JOIN u
+  CROSS JOIN memory_term_stats AS s
+  WHERE s.user_id = :user_id AND s.term = f.key AND s.df > 0)"""
+_SQLITE_SUMS = """SELECT t.memory_id + 0 AS memory_id, sum(q.w * t.tf * :k1_plus_1
+    / (t.tf + :k1 * (:one_minus_b + u.b_per_avgdl * t.doc_length))) AS score
+FROM q CROSS JOIN u
 CROSS JOIN memory_terms AS t
-WHERE t.user_id = :user_id AND t.term = q.key
+WHERE t.user_id = :user_id AND t.term = q.term
 GROUP BY t.memory_id + 0"""
 _SQLITE_TYPES = "memory_type IN (SELECT value FROM json_each(:types))"
 
@@ -71,6 +100,10 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     ``with_types`` keeps memories of the given types; ``current_only`` leaves out
     superseded memories through the few ids of ``ix_user_memories_user_superseded_by``
     (postings carry no such flag).
+
+    Rows: one per candidate (``memory_id`` set), then the statistics (``memory_id``
+    NULL): avgdl in ``score`` with ``term`` NULL, and each weighed term with its weight
+    in ``score``. An unknown user returns none.
     """
     pg = dialect == "postgresql"
     filters = []
@@ -89,13 +122,19 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         f"SELECT g.memory_id, g.score FROM ({_PG_SUMS if pg else _SQLITE_SUMS}) AS g{where}"
         "\nORDER BY g.score DESC, g.memory_id DESC\nLIMIT :limit"
     )
-    # The ranking columns of the winners come along: one round trip instead of two.
+    statistics = _PG_STATISTICS if pg else _SQLITE_STATISTICS
+    # The ranking columns of the winners come along: no second round trip for them.
     m = UserMemory.__table__.c
     return text(
-        f"SELECT s.memory_id, s.score, m.content, m.importance_score, m.created_at,"
-        f" m.source, m.memory_type\nFROM ({scored}) AS s\n"
+        f"WITH {statistics}\n"
+        "SELECT s.memory_id, s.score, m.content, m.importance_score, m.created_at,"
+        " m.source, m.memory_type, NULL AS term\n"
+        f"FROM ({scored}) AS s\n"
         "JOIN user_memories AS m ON m.id = s.memory_id\n"
-        "ORDER BY s.score DESC, s.memory_id DESC"
+        "UNION ALL\n"
+        "SELECT NULL, u.avgdl, NULL, NULL, NULL, NULL, NULL, NULL FROM u\n"
+        "UNION ALL\n"
+        "SELECT NULL, q.w, NULL, NULL, NULL, NULL, NULL, q.term FROM q"
     ).columns(
         column("memory_id", BigInteger()),
         column("score", Float()),
@@ -104,18 +143,19 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         m.created_at,
         m.source,
         m.memory_type,
+        column("term", String()),
     )
 
 
 @dataclass(frozen=True)
 class Bm25Query:
-    """One BM25 candidate search: ``term_weights`` holds idf × field weight per term."""
+    """One BM25 search: ``field_weights`` holds each query term's field weight (1 for a
+    word, less for a fallback), which the statement multiplies by the term's idf."""
 
     user_id: str
-    term_weights: Mapping[str, float]
+    field_weights: Mapping[str, float]
     k1: float
     b: float
-    avg_doc_length: float
     limit: int
     types: Sequence[str] = ()
     current_only: bool = False
@@ -128,16 +168,17 @@ def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
         "k1": q.k1,
         "k1_plus_1": q.k1 + 1.0,
         "one_minus_b": 1.0 - q.b,
-        "b_per_avgdl": q.b / max(q.avg_doc_length, 1e-9),
+        "b": q.b,
         "limit": q.limit,
     }
     if dialect == "postgresql":
-        params["terms"] = list(q.term_weights)
-        params["weights"] = [float(w) for w in q.term_weights.values()]
+        params["terms"] = list(q.field_weights)
+        params["field_weights"] = [float(w) for w in q.field_weights.values()]
         if q.types:
             params["types"] = list(q.types)
     else:
-        params["weights"] = json.dumps({t: float(w) for t, w in q.term_weights.items()})
+        weights = {t: float(w) for t, w in q.field_weights.items()}
+        params["field_weights"] = json.dumps(weights, ensure_ascii=False)
         if q.types:
             params["types"] = json.dumps(list(q.types))
     return params

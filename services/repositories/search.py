@@ -48,6 +48,15 @@ class CorpusStatistics:
 
 
 @dataclass(frozen=True)
+class Bm25Result:
+    """A BM25 search's candidates, best first, and the statistics that scored them."""
+
+    candidates: list[tuple[float, MemorySketch]]
+    term_weights: dict[str, float]  # idf × field weight of every query term held
+    avg_doc_length: float  # 0 for a user with no memories
+
+
+@dataclass(frozen=True)
 class Postings:
     """A memory's index terms, ready to be written."""
 
@@ -141,17 +150,28 @@ class SearchRepository:
                 found[str(term)] = int(number)
         return CorpusStatistics(count, length, found)
 
-    async def bm25_candidates(self, query: Bm25Query) -> list[tuple[float, MemorySketch]]:
-        """The ``query.limit`` best memories and their BM25, ranked by the database.
-
-        The database adds the saturating term-frequency part with length normalisation
-        to the given term weights (services/repositories/bm25_sql.py).
-        """
-        if not query.term_weights:
-            return []
+    async def bm25_search(self, query: Bm25Query) -> Bm25Result:
+        """The ``query.limit`` best memories and their BM25 (best first), ranked by the
+        database with the statistics it read in the same statement (bm25_sql.py)."""
+        if not query.field_weights:
+            return Bm25Result([], {}, 0.0)
         statement = bm25_statement(self.dialect, bool(query.types), query.current_only)
         result = await self.session.execute(statement, bm25_parameters(self.dialect, query))
-        return [(float(score), MemorySketch(int(mid), *rest)) for mid, score, *rest in result]
+        found: list[tuple[float, MemorySketch]] = []
+        weights: dict[str, float] = {}
+        avg_doc_length = 0.0
+        for mid, score, content, importance, created_at, source, memory_type, term in result:
+            if mid is not None:
+                sketch = MemorySketch(
+                    int(mid), content, importance, created_at, source, memory_type
+                )
+                found.append((float(score), sketch))
+            elif term is None:
+                avg_doc_length = float(score)
+            else:
+                weights[str(term)] = float(score)
+        found.sort(key=lambda pair: (-pair[0], -pair[1].id))
+        return Bm25Result(found, weights, avg_doc_length)
 
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
