@@ -331,7 +331,9 @@ ranking in a reader, the counting of the hits in a unit of work of its own), and
 `POST /v1/users/{{user}}/recall` (`track: false`) through the real app over
 `httpx.ASGITransport`; queries come from the same vocabulary. Floor:
 `{FLOOR_RECALL_SQL.text}` in a reader (`Database.reader`, as recall ranks: autocommit
-on PostgreSQL). Ratio = p50 / floor p50.
+on PostgreSQL). Ratio = p50 / floor p50. Where one tenant's recall time goes, statement
+by statement and outside the statements: `python -m bench.diagnose --tenant 10000`
+(bench/diagnose.py).
 
 **Ingest.** `MemoryService.add_many` of {c["ingest_batch"]:,} new statements into the
 tenant of {c["ingest_tenant"]:,} memories in one unit of work, rolled back after each

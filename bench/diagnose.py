@@ -1,0 +1,224 @@
+"""``python -m bench.diagnose``: where one tenant's recall time goes, statement by statement.
+
+The benchmark says how far recall is from its floor; this says why. It loads one bench
+tenant into a scratch database of its own (as ``python -m bench`` does, VACUUM ANALYZEd
+on PostgreSQL), runs the bench's recall queries untracked, as the bench's recall
+measurement does, and splits every recall's wall time into
+
+- each SQL statement it ran, from the driver's cursor events (the round trip, the
+  server's work and the driver's decoding of the rows), labelled by what it reads;
+- everything else: ranking in Python, SQLAlchemy's statement handling, the connection.
+
+It prints the medians per recall, and the slowest queries with their split. Earlier
+sessions rebuilt this as scratch scripts each time (issue 5); the numbers in their
+closing notes came from such scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bench.config import NOW, BenchClock, bench_settings
+from bench.data import Generator
+from bench.db import fresh_database
+from bench.load import load_tenant
+from bench.plan import plan_tenant
+from bench.runner import DEFAULT_SEED
+from bench.scales import tenant_name
+from bench.scenarios import TOP_K
+from services.analysis import TextAnalyzer
+from services.db import Database, build_engine
+from services.recall import RecallService
+from services.tracked_recall import recall_and_track
+
+# What a statement reads, by the tables it names, first match wins.
+_LABELS = (
+    ("bm25", re.compile(r"\bmemory_terms\b")),
+    ("neighbours", re.compile(r"\banchor_id\b")),
+    ("memories", re.compile(r"\bFROM user_memories\b")),
+)
+OUTSIDE = "outside statements"
+
+
+def statement_label(sql: str) -> str:
+    """A short name for one statement of the recall path."""
+    for label, pattern in _LABELS:
+        if pattern.search(sql):
+            return label
+    return " ".join(sql.split())[:40]
+
+
+@dataclass
+class Split:
+    """One recall's wall time and its statements' times, in seconds."""
+
+    total: float = 0.0
+    statements: dict[str, float] = field(default_factory=dict)
+    calls: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def outside(self) -> float:
+        return self.total - sum(self.statements.values())
+
+
+class StatementClock:
+    """Times every statement an engine runs into the current :class:`Split`."""
+
+    def __init__(self, db: Database) -> None:
+        self.current: Split | None = None
+        self._started: dict[int, float] = {}
+        engine = db.engine.sync_engine
+        event.listen(engine, "before_cursor_execute", self._before)
+        event.listen(engine, "after_cursor_execute", self._after)
+
+    def _before(self, _conn: Any, cursor: Any, *_args: Any) -> None:
+        self._started[id(cursor)] = time.perf_counter()
+
+    def _after(self, _conn: Any, cursor: Any, sql: str, *_args: Any) -> None:
+        started = self._started.pop(id(cursor), None)
+        if self.current is not None and started is not None:
+            label = statement_label(sql)
+            spent = time.perf_counter() - started
+            self.current.statements[label] = self.current.statements.get(label, 0.0) + spent
+            self.current.calls[label] += 1
+
+    @contextmanager
+    def recall(self) -> Iterator[Split]:
+        """Collect one recall's statements; its total is set when the block ends."""
+        split = Split()
+        self.current = split
+        start = time.perf_counter()
+        try:
+            yield split
+        finally:
+            split.total = time.perf_counter() - start
+            self.current = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Every recall's split, by query."""
+
+    backend: str
+    tenant: str
+    memories: int
+    splits: dict[str, list[Split]]
+
+    def medians_ms(self, splits: list[Split]) -> dict[str, float]:
+        """Median milliseconds per recall: the total, each statement, and the rest."""
+        labels = sorted({label for s in splits for label in s.statements})
+        out = {"total": statistics.median(s.total for s in splits) * 1000}
+        for label in labels:
+            out[label] = statistics.median(s.statements.get(label, 0.0) for s in splits) * 1000
+        out[OUTSIDE] = statistics.median(s.outside for s in splits) * 1000
+        return out
+
+    def render(self, slowest: int = 5) -> str:
+        """The medians over every recall, then the slowest queries'."""
+        everything = [s for runs in self.splits.values() for s in runs]
+        lines = [
+            f"recall on {self.tenant} ({self.backend}, {self.memories:,} memories): "
+            f"{len(self.splits)} bench queries, {len(everything)} untracked recalls, "
+            f"top {TOP_K}; median ms per recall",
+            *_rows(self.medians_ms(everything)),
+            "",
+            f"slowest {slowest} queries (median ms per recall):",
+        ]
+        by_total = sorted(
+            self.splits, key=lambda q: -statistics.median(s.total for s in self.splits[q])
+        )
+        for query in by_total[:slowest]:
+            medians = self.medians_ms(self.splits[query])
+            parts = ", ".join(f"{k} {v:.2f}" for k, v in medians.items() if k != "total")
+            lines.append(f"  {medians['total']:7.2f}  {query!r}: {parts}")
+        return "\n".join(lines)
+
+
+def _rows(medians: dict[str, float]) -> list[str]:
+    total = medians["total"]
+    return [
+        f"  {name:<20} {value:8.2f}" + (f"  {value / total:6.1%}" if name != "total" else "")
+        for name, value in medians.items()
+    ]
+
+
+async def diagnose(
+    backend: str,
+    size: int,
+    queries: int,
+    reps: int,
+    *,
+    seed: int = DEFAULT_SEED,
+    pg_server: str | None = None,
+) -> Diagnosis:
+    """Load the bench's tenant of ``size`` memories and split ``queries`` × ``reps`` recalls."""
+    settings = bench_settings()
+    analyzer = TextAnalyzer(settings)
+    await asyncio.to_thread(analyzer.warm)
+    plan = await asyncio.to_thread(plan_tenant, seed + size, size, analyzer, settings, NOW)
+    user = tenant_name(size)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with fresh_database(backend, Path(tmp), pg_server) as url:
+            db = Database(build_engine(url, pool_size=4))
+            try:
+                loaded = await load_tenant(db, settings, user, plan, NOW)
+                if db.dialect == "postgresql":
+                    async with db.engine.connect() as conn:
+                        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                        await conn.execute(text("VACUUM ANALYZE"))
+                clock = StatementClock(db)
+
+                def service_for(session: AsyncSession) -> RecallService:
+                    return RecallService(session, settings, analyzer, BenchClock(NOW))
+
+                gen = Generator(seed + size)
+                asked = [gen.query() for _ in range(queries)]
+                splits: dict[str, list[Split]] = {q: [] for q in asked}
+                await recall_and_track(db, service_for, user, asked[0], TOP_K, track=False)
+                for _ in range(reps):
+                    for query in asked:
+                        with clock.recall() as split:
+                            await recall_and_track(db, service_for, user, query, TOP_K, track=False)
+                        splits[query].append(split)
+            finally:
+                await db.dispose()
+    return Diagnosis(backend, user, loaded.memories, splits)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run and print."""
+    parser = argparse.ArgumentParser(prog="python -m bench.diagnose", description=__doc__)
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="postgresql")
+    parser.add_argument("--tenant", type=int, default=10_000, help="memories of the tenant")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--pg-url",
+        default=None,
+        help="PostgreSQL server URL (default: $BENCH_DATABASE_URL or the local server)",
+    )
+    args = parser.parse_args(argv)
+    result = asyncio.run(
+        diagnose(args.backend, args.tenant, args.queries, args.reps, pg_server=args.pg_url)
+    )
+    print(result.render())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
