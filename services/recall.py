@@ -44,7 +44,14 @@ from services.ranking.explanation import explain_fused, explain_importance_only
 from services.ranking.phrases import QueryPhrases, phrase_score, text_features
 from services.ranking.rerank import HttpReranker, Reranked, rerank
 from services.ranking.semantic import SemanticSource
-from services.ranking.signals import Contribution, contributions, fused_score, recency
+from services.ranking.signals import (
+    Contribution,
+    SignalTable,
+    contributions,
+    fused_scores,
+    recency,
+    signal_values,
+)
 from services.ranking.understanding import QueryUnderstanding, understand
 from services.relevance import field_weights
 from services.repositories.bm25_sql import Bm25Query
@@ -213,12 +220,8 @@ class RecallService:
         # query has phrases to look for, else MMR's pool only (services/ranking/phrases.py).
         wanted = weights.phrase > 0 and understood.phrases.total_weight > 0
         phrases = understood.phrases if wanted else None
-        weight_of = weights.model_dump()
-        values = {
-            mid: self._signal_values(pool, mid, memory, understood, phrases, weights, now)
-            for mid, memory in pool.rows.items()
-        }
-        scores = {mid: fused_score(found, weight_of) for mid, found in values.items()}
+        table = self._signal_table(pool, understood, phrases, weights, now)
+        scores = fused_scores(table, weights.model_dump(), pool.rows)
         reranked: dict[int, Reranked] = {}
         if self.reranker is not None:
             texts = {mid: m.content for mid, m in pool.rows.items()}
@@ -252,7 +255,7 @@ class RecallService:
                 relevance=pool.relevance.get(mid, 0.0),
                 importance=pool.rows[mid].importance_score,
                 bm25=pool.lexical.bm25.get(mid, 0.0),
-                signals=contributions(values[mid], weights),
+                signals=contributions(signal_values(table, mid), weights),
                 continuity=pool.continuity.get(mid),
                 max_similarity=similarity,
                 rerank=reranked.get(mid),
@@ -292,34 +295,46 @@ class RecallService:
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
         return _Candidates(lexical, relevance, similar, continuity, rows)
 
-    def _signal_values(
+    def _signal_table(
         self,
         pool: _Candidates,
-        mid: int,
-        memory: MemorySketch,
         understood: QueryUnderstanding,
         phrases: QueryPhrases | None,
         weights: SignalWeights,
         now: datetime,
-    ) -> dict[str, float]:
-        """One candidate's signal values. A signal this query type weighs 0 is left out
-        (it adds nothing and explains as 0): this runs for every candidate."""
-        s = self.settings
-        values = {"lexical": pool.relevance.get(mid, 0.0), "importance": memory.importance_score}
-        if mid in pool.similar:
-            values["semantic"] = pool.similar[mid]
-        if mid in pool.continuity:
-            values["continuity"] = pool.continuity[mid].value
+    ) -> SignalTable:
+        """Every candidate's signal values, a column per signal. A signal this query type
+        weighs 0 is left out (it adds nothing and explains as 0), and so is a sparse
+        source's column for the candidates it says nothing of. Built a column at a time:
+        this runs for every candidate (200) of every recall, and a dict per candidate cost
+        about 0.3 ms more per recall at 10k memories (issue 5)."""
+        s, rows = self.settings, pool.rows
+        table: SignalTable = {
+            "lexical": {mid: pool.relevance.get(mid, 0.0) for mid in rows},
+            "importance": {mid: m.importance_score for mid, m in rows.items()},
+        }
+        if pool.similar:
+            table["semantic"] = {mid: v for mid, v in pool.similar.items() if mid in rows}
+        if pool.continuity:
+            table["continuity"] = {
+                mid: c.value for mid, c in pool.continuity.items() if mid in rows
+            }
         if phrases is not None:
-            values["phrase"] = phrase_score(phrases, text_features(memory.content))
+            table["phrase"] = {
+                mid: phrase_score(phrases, text_features(m.content)) for mid, m in rows.items()
+            }
         if weights.temporal > 0 and understood.time is not None:
-            values["temporal"] = understood.time.match(
-                memory.created_at, s.recall_temporal_half_life_days
-            )
+            time, half_life = understood.time, s.recall_temporal_half_life_days
+            table["temporal"] = {
+                mid: time.match(m.created_at, half_life) for mid, m in rows.items()
+            }
         if weights.recency > 0:
-            age_days = (now - memory.created_at).total_seconds() / 86400.0
-            values["recency"] = recency(age_days, s.recall_recency_half_life_days)
-        return values
+            half_life = s.recall_recency_half_life_days
+            table["recency"] = {
+                mid: recency((now - m.created_at).total_seconds() / 86400.0, half_life)
+                for mid, m in rows.items()
+            }
+        return table
 
     async def _lexical(
         self, user_id: str, terms: list[str], types: Sequence[str], current_only: bool

@@ -16,7 +16,7 @@ Every value is in [0, 1]:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from services.settings import SignalWeights
@@ -36,9 +36,26 @@ class Contribution:
         return self.value * self.weight
 
 
-def fused_score(values: Mapping[str, float], weights: Mapping[str, float]) -> float:
-    """Σ weight · value over the signals present (the hot path: no objects built)."""
-    return sum(weights[name] * value for name, value in values.items())
+# Per signal, its value for each candidate that has one: signal → memory id → value.
+SignalTable = dict[str, dict[int, float]]
+
+
+def fused_scores(
+    table: Mapping[str, Mapping[int, float]], weights: Mapping[str, float], keys: Iterable[int]
+) -> dict[int, float]:
+    """Σ weight · value over the signals each key has, a signal at a time (the hot path:
+    one dict for all the keys, where a dict per key cost more than the sums)."""
+    scores = dict.fromkeys(keys, 0.0)
+    for name, column in table.items():
+        weight = weights[name]
+        for key, value in column.items():
+            scores[key] += weight * value
+    return scores
+
+
+def signal_values(table: Mapping[str, Mapping[int, float]], key: int) -> dict[str, float]:
+    """One key's row of the table: the signals that have a value for it."""
+    return {name: column[key] for name, column in table.items() if key in column}
 
 
 def contributions(values: Mapping[str, float], weights: SignalWeights) -> dict[str, Contribution]:
