@@ -38,7 +38,7 @@ from services.analysis import TextAnalyzer
 from services.clock import Clock
 from services.errors import InvalidInput
 from services.frequency import FrequencyTracker
-from services.ranking.continuity import Continuity, continuity_values, pick_anchors
+from services.ranking.continuity import Continuity, continuity_values
 from services.ranking.diversity import mmr_order
 from services.ranking.explanation import explain_fused, explain_importance_only
 from services.ranking.phrases import QueryPhrases, phrase_score, text_features
@@ -56,7 +56,7 @@ from services.ranking.understanding import QueryUnderstanding, understand
 from services.relevance import field_weights
 from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch
-from services.repositories.neighbours import Anchor, NeighbourRepository
+from services.repositories.neighbours import AroundHits, Neighbour
 from services.repositories.search import SearchRepository
 from services.settings import Settings, SignalWeights
 from services.validation import MAX_TOP_K, check_user_id
@@ -92,6 +92,7 @@ class _Lexical:
     term_weights: dict[str, float]
     avg_doc_length: float
     rows: dict[int, MemorySketch] = field(default_factory=dict)  # read with the scores
+    neighbours: list[Neighbour] = field(default_factory=list)  # of the strongest hits
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,6 @@ class RecallService:
         self.reranker = reranker
         self.memories = MemoryRepository(session)
         self.search = SearchRepository(session)
-        self.neighbours = NeighbourRepository(session)
         self.frequency = FrequencyTracker(self.memories, self.search, settings)
 
     async def recall_memories(
@@ -275,7 +275,7 @@ class RecallService:
         current_only: bool,
     ) -> _Candidates:
         """BM25 candidates, the semantic source's, and the strong hits' neighbours."""
-        lexical = await self._lexical(user_id, list(understood.terms), types, current_only)
+        lexical = await self._lexical(user_id, list(understood.terms), weights, types, current_only)
         similar = await self._semantic(user_id, query, weights)
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
@@ -287,9 +287,11 @@ class RecallService:
             )
         )
         similar = {mid: value for mid, value in similar.items() if mid in rows}
-        continuity, around = await self._continuity(
-            user_id, relevance, rows, weights, types, current_only
-        )
+        # Each anchor lends its relevance (services/ranking/continuity.py).
+        anchors = {n.anchor_id: relevance[n.anchor_id] for n in lexical.neighbours}
+        decay = self.settings.recall_continuity_decay
+        continuity = continuity_values(anchors.items(), lexical.neighbours, decay)
+        around = {n.memory_id: n.sketch for n in lexical.neighbours if n.sketch is not None}
         rows.update((mid, around[mid]) for mid in continuity if mid not in rows)
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
@@ -337,9 +339,24 @@ class RecallService:
         return table
 
     async def _lexical(
-        self, user_id: str, terms: list[str], types: Sequence[str], current_only: bool
+        self,
+        user_id: str,
+        terms: list[str],
+        weights: SignalWeights,
+        types: Sequence[str],
+        current_only: bool,
     ) -> _Lexical:
+        """BM25's candidates, and the neighbours of the strongest when this query type
+        weighs session continuity (seed 004 §4.2)."""
         s = self.settings
+        around = None
+        if weights.continuity > 0 and s.recall_continuity_radius >= 1:
+            around = AroundHits(
+                anchors=s.recall_continuity_anchors,
+                min_relevance=s.recall_continuity_min_relevance,
+                radius=s.recall_continuity_radius,
+                window=timedelta(minutes=s.recall_continuity_window_minutes),
+            )
         found = await self.search.bm25_search(
             Bm25Query(
                 user_id,
@@ -349,6 +366,7 @@ class RecallService:
                 limit=s.recall_candidates,
                 types=types,
                 current_only=current_only,
+                around=around,
             )
         )
         return _Lexical(
@@ -356,6 +374,7 @@ class RecallService:
             found.term_weights,
             found.avg_doc_length,
             {sketch.id: sketch for _, sketch in found.candidates},
+            found.neighbours,
         )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
@@ -367,33 +386,6 @@ class RecallService:
         except Exception as exc:  # any provider failure degrades to the other signals
             log.warning("semantic source failed, recalling without it: %s", exc)
             return {}
-
-    async def _continuity(
-        self,
-        user_id: str,
-        relevance: dict[int, float],
-        rows: dict[int, MemorySketch],
-        weights: SignalWeights,
-        types: Sequence[str],
-        current_only: bool,
-    ) -> tuple[dict[int, Continuity], dict[int, MemorySketch]]:
-        """Each neighbour's continuity, and the ranking columns of every neighbour."""
-        s = self.settings
-        if weights.continuity <= 0 or s.recall_continuity_radius < 1:
-            return {}, {}
-        anchors = pick_anchors(
-            relevance, s.recall_continuity_anchors, s.recall_continuity_min_relevance
-        )
-        found = await self.neighbours.around(
-            user_id,
-            [Anchor(mid, rows[mid].created_at, rows[mid].source) for mid, _ in anchors],
-            radius=s.recall_continuity_radius,
-            window=timedelta(minutes=s.recall_continuity_window_minutes),
-            types=types,
-            current_only=current_only,
-        )
-        sketches = {n.memory_id: n.sketch for n in found if n.sketch is not None}
-        return continuity_values(anchors, found, s.recall_continuity_decay), sketches
 
     async def _explain(
         self,

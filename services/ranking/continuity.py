@@ -15,7 +15,7 @@ statement with the time it was said.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from services.repositories.neighbours import Neighbour
@@ -28,14 +28,6 @@ class Continuity:
     value: float
     anchor_id: int
     distance: int
-
-
-def pick_anchors(
-    relevance: Mapping[int, float], count: int, min_relevance: float
-) -> list[tuple[int, float]]:
-    """The ``count`` most relevant memories at or above ``min_relevance``, best first."""
-    best = sorted(relevance.items(), key=lambda item: (-item[1], -item[0]))[:count]
-    return [(mid, value) for mid, value in best if value > 0 and value >= min_relevance]
 
 
 def continuity_values(

@@ -36,13 +36,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, String, column, text
+from sqlalchemy import BigInteger, Boolean, Float, String, column, text
 from sqlalchemy.sql.selectable import TextualSelect
 
 from models import UserMemory
+from services.repositories.neighbours import AroundHits
 
 # Every number is cast to float8 on PostgreSQL: an untyped parameter next to an integer
 # column would be inferred integer, and a numeric one makes the sum numeric (measured 2x
@@ -68,6 +70,50 @@ FROM q CROSS JOIN u CROSS JOIN LATERAL (
   FROM memory_terms AS t WHERE t.user_id = :user_id AND t.term = q.term) AS p
 GROUP BY p.memory_id"""
 _PG_TYPES = "memory_type = ANY(CAST(:types AS VARCHAR[]))"
+
+# The anchors' neighbours (services/repositories/neighbours.py: AroundHits picks the
+# same anchors, NeighbourRepository.around walks the same sides on SQLite): per anchor
+# and side, a range scan of ix_user_memories_user_created over the window with a LIMIT.
+_PG_ANCHORS = """anchors AS (
+  SELECT c.memory_id, c.created_at, c.source FROM candidates AS c
+  WHERE c.score > 0
+    AND c.score / (SELECT max(score) FROM candidates) >= CAST(:min_relevance AS FLOAT8)
+  ORDER BY c.score DESC, c.memory_id DESC
+  LIMIT :anchors)"""
+_PG_SIDE = """(SELECT n.id, n.content, n.importance_score, n.created_at, n.source,
+    n.memory_type, {before} AS before
+  FROM user_memories AS n
+  WHERE n.user_id = :user_id AND n.created_at BETWEEN {low} AND {high}
+    AND (n.created_at {cmp} a.created_at OR n.id {cmp} a.memory_id)
+    AND n.id <> a.memory_id AND n.source IS NOT DISTINCT FROM a.source{filters}
+  ORDER BY n.created_at {order}, n.id {order}
+  LIMIT :radius)"""
+
+
+def _pg_neighbours(filters: str) -> str:
+    window = "CAST(:window AS INTERVAL)"
+    before = _PG_SIDE.format(
+        before="TRUE",
+        low=f"a.created_at - {window}",
+        high="a.created_at",
+        cmp="<",
+        order="DESC",
+        filters=filters,
+    )
+    after = _PG_SIDE.format(
+        before="FALSE",
+        low="a.created_at",
+        high=f"a.created_at + {window}",
+        cmp=">",
+        order="ASC",
+        filters=filters,
+    )
+    return (
+        "SELECT s.id, CAST(NULL AS FLOAT8), s.content, s.importance_score, s.created_at,"
+        " s.source, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before\n"
+        f"FROM anchors AS a CROSS JOIN LATERAL (\n{before}\nUNION ALL\n{after}) AS s"
+    )
+
 
 # CROSS JOIN keeps the few query terms as the outer loop on SQLite, each probing the
 # primary key; ``+ 0`` keeps its planner off the (user_id, memory_id) index (see
@@ -101,9 +147,17 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     superseded memories through the few ids of ``ix_user_memories_user_superseded_by``
     (postings carry no such flag).
 
-    Rows: one per candidate (``memory_id`` set), then the statistics (``memory_id``
-    NULL): avgdl in ``score`` with ``term`` NULL, and each weighed term with its weight
-    in ``score``. An unknown user returns none.
+    Rows, told apart by which columns are NULL:
+
+    - a candidate: ``memory_id``, its BM25 ``score`` and ranking columns;
+    - the statistics (``memory_id`` NULL): avgdl in ``score`` with ``term`` NULL, and
+      each weighed term with its weight in ``score``;
+    - on PostgreSQL, a neighbour of an anchor (``anchor_id`` set, ``score`` NULL): its
+      ranking columns and ``before``, whether it was said before the anchor. With
+      ``:anchors`` 0 there are none; SQLite's are read by a second statement
+      (services/repositories/search.py).
+
+    An unknown user returns no rows.
     """
     pg = dialect == "postgresql"
     filters = []
@@ -122,20 +176,40 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         f"SELECT g.memory_id, g.score FROM ({_PG_SUMS if pg else _SQLITE_SUMS}) AS g{where}"
         "\nORDER BY g.score DESC, g.memory_id DESC\nLIMIT :limit"
     )
-    statistics = _PG_STATISTICS if pg else _SQLITE_STATISTICS
     # The ranking columns of the winners come along: no second round trip for them.
-    m = UserMemory.__table__.c
-    return text(
-        f"WITH {statistics}\n"
+    candidates = (
+        "candidates AS (\n"
         "SELECT s.memory_id, s.score, m.content, m.importance_score, m.created_at,"
-        " m.source, m.memory_type, NULL AS term\n"
+        " m.source, m.memory_type\n"
         f"FROM ({scored}) AS s\n"
-        "JOIN user_memories AS m ON m.id = s.memory_id\n"
-        "UNION ALL\n"
-        "SELECT NULL, u.avgdl, NULL, NULL, NULL, NULL, NULL, NULL FROM u\n"
-        "UNION ALL\n"
-        "SELECT NULL, q.w, NULL, NULL, NULL, NULL, NULL, q.term FROM q"
-    ).columns(
+        "JOIN user_memories AS m ON m.id = s.memory_id)"
+    )
+    ctes = [_PG_STATISTICS if pg else _SQLITE_STATISTICS, candidates]
+    # PostgreSQL types a UNION's columns pair by pair: NULLs are cast so that no column
+    # is typed text before the rows that give it a type.
+    null_bigint, null_real = (
+        ("CAST(NULL AS BIGINT)", "CAST(NULL AS FLOAT8)") if pg else ("NULL",) * 2
+    )
+    parts = [
+        "SELECT memory_id, score, content, importance_score, created_at, source, memory_type,"
+        f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
+        f" {'CAST(NULL AS BOOLEAN)' if pg else 'NULL'} AS before\nFROM candidates",
+        f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL"
+        "\nFROM u",
+        f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL"
+        "\nFROM q",
+    ]
+    if pg:
+        ctes.append(_PG_ANCHORS)
+        neighbour_filters = ""
+        if with_types:
+            neighbour_filters += f" AND n.{_PG_TYPES}"
+        if current_only:
+            neighbour_filters += " AND n.superseded_by_id IS NULL"
+        parts.append(_pg_neighbours(neighbour_filters))
+    m = UserMemory.__table__.c
+    sql = "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL\n".join(parts)
+    return text(sql).columns(
         column("memory_id", BigInteger()),
         column("score", Float()),
         m.content,
@@ -144,6 +218,8 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         m.source,
         m.memory_type,
         column("term", String()),
+        column("anchor_id", BigInteger()),
+        column("before", Boolean()),
     )
 
 
@@ -159,6 +235,7 @@ class Bm25Query:
     limit: int
     types: Sequence[str] = ()
     current_only: bool = False
+    around: AroundHits | None = None  # the hits that lend their neighbours, if any
 
 
 def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
@@ -176,6 +253,13 @@ def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
         params["field_weights"] = [float(w) for w in q.field_weights.values()]
         if q.types:
             params["types"] = list(q.types)
+        around = q.around or AroundHits(0, 1.0, 0, timedelta(0))
+        params |= {
+            "anchors": around.anchors if around.radius > 0 else 0,
+            "min_relevance": around.min_relevance,
+            "radius": around.radius,
+            "window": around.window,
+        }
     else:
         weights = {t: float(w) for t, w in q.field_weights.items()}
         params["field_weights"] = json.dumps(weights, ensure_ascii=False)

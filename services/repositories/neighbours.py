@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -32,6 +32,30 @@ class Anchor:
     id: int
     created_at: datetime
     source: str | None
+
+
+@dataclass(frozen=True)
+class AroundHits:
+    """Which lexical hits lend their neighbours, and which neighbours (session continuity,
+    seed 004 §4.2; services/ranking/continuity.py): the ``anchors`` best-scored hits whose
+    score is at least ``min_relevance`` of the best, and up to ``radius`` memories on
+    each side of each, within ``window`` of it."""
+
+    anchors: int
+    min_relevance: float
+    radius: int
+    window: timedelta
+
+    def pick(self, scored: Sequence[tuple[float, MemorySketch]]) -> list[Anchor]:
+        """The anchors among ``scored`` (score, hit) pairs, best first. The BM25
+        statement picks the same on PostgreSQL (services/repositories/bm25_sql.py)."""
+        best = max((score for score, _ in scored), default=0.0) or 1.0
+        ranked = sorted(scored, key=lambda pair: (-pair[0], -pair[1].id))[: self.anchors]
+        return [
+            Anchor(hit.id, hit.created_at, hit.source)
+            for score, hit in ranked
+            if score > 0 and score / best >= self.min_relevance
+        ]
 
 
 @dataclass(frozen=True)
@@ -83,28 +107,38 @@ class NeighbourRepository:
             }
         statement = _statement(len(anchors), radius, bool(types), current_only)
         rows = await self.session.execute(statement, params)
-        ranked: dict[tuple[int, bool], list[tuple[datetime, int, MemorySketch]]] = {}
-        for row in rows:
-            sketch = MemorySketch(
-                int(row.id),
-                row.content,
-                row.importance_score,
-                row.created_at,
-                row.source,
-                row.memory_type,
+        return neighbours_from_rows(
+            (
+                int(row.anchor_id),
+                bool(row.before),
+                MemorySketch(
+                    int(row.id),
+                    row.content,
+                    row.importance_score,
+                    row.created_at,
+                    row.source,
+                    row.memory_type,
+                ),
             )
-            ranked.setdefault((int(row.anchor_id), bool(row.before)), []).append(
-                (row.created_at, sketch.id, sketch)
-            )
-        found: list[Neighbour] = []
-        for (anchor_id, before), side in ranked.items():
-            side.sort(key=lambda entry: entry[:2], reverse=before)  # nearest first on both sides
-            sign = -1 if before else 1
-            found += [
-                Neighbour(anchor_id, memory_id, sign * place, sketch)
-                for place, (_, memory_id, sketch) in enumerate(side, start=1)
-            ]
-        return found
+            for row in rows
+        )
+
+
+def neighbours_from_rows(rows: Iterable[tuple[int, bool, MemorySketch]]) -> list[Neighbour]:
+    """(anchor id, before?, neighbour) rows in any order → neighbours with their
+    distance: each side nearest first in (created_at, id) order."""
+    ranked: dict[tuple[int, bool], list[MemorySketch]] = {}
+    for anchor_id, before, sketch in rows:
+        ranked.setdefault((anchor_id, before), []).append(sketch)
+    found: list[Neighbour] = []
+    for (anchor_id, before), side in ranked.items():
+        side.sort(key=lambda m: (m.created_at, m.id), reverse=before)  # nearest first
+        sign = -1 if before else 1
+        found += [
+            Neighbour(anchor_id, sketch.id, sign * place, sketch)
+            for place, sketch in enumerate(side, start=1)
+        ]
+    return found
 
 
 @lru_cache(maxsize=128)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
@@ -21,6 +21,7 @@ from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_stat
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
 from services.repositories.dialect import dialect_of, group_key, one_of, upsert_insert
 from services.repositories.memories import MemorySketch
+from services.repositories.neighbours import Neighbour, NeighbourRepository, neighbours_from_rows
 from services.repositories.statistics_sql import (
     corpus_statistics_parameters,
     corpus_statistics_statement,
@@ -54,6 +55,7 @@ class Bm25Result:
     candidates: list[tuple[float, MemorySketch]]
     term_weights: dict[str, float]  # idf × field weight of every query term held
     avg_doc_length: float  # 0 for a user with no memories
+    neighbours: list[Neighbour] = field(default_factory=list)  # of Bm25Query.around's
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,9 @@ class SearchRepository:
 
     async def bm25_search(self, query: Bm25Query) -> Bm25Result:
         """The ``query.limit`` best memories and their BM25 (best first), ranked by the
-        database with the statistics it read in the same statement (bm25_sql.py)."""
+        database with the statistics it read in the same statement (bm25_sql.py), and
+        the neighbours of the hits ``query.around`` picks: read by the same statement on
+        PostgreSQL, where a statement costs a round trip, and by a second one on SQLite."""
         if not query.field_weights:
             return Bm25Result([], {}, 0.0)
         statement = bm25_statement(self.dialect, bool(query.types), query.current_only)
@@ -160,18 +164,43 @@ class SearchRepository:
         found: list[tuple[float, MemorySketch]] = []
         weights: dict[str, float] = {}
         avg_doc_length = 0.0
-        for mid, score, content, importance, created_at, source, memory_type, term in result:
-            if mid is not None:
-                sketch = MemorySketch(
-                    int(mid), content, importance, created_at, source, memory_type
-                )
+        around: list[tuple[int, bool, MemorySketch]] = []
+        for mid, score, content, importance, created, source, kind, term, anchor, before in result:
+            if anchor is not None:
+                sketch = MemorySketch(int(mid), content, importance, created, source, kind)
+                around.append((int(anchor), bool(before), sketch))
+            elif mid is not None:
+                sketch = MemorySketch(int(mid), content, importance, created, source, kind)
                 found.append((float(score), sketch))
             elif term is None:
                 avg_doc_length = float(score)
             else:
                 weights[str(term)] = float(score)
         found.sort(key=lambda pair: (-pair[0], -pair[1].id))
-        return Bm25Result(found, weights, avg_doc_length)
+        return Bm25Result(
+            found, weights, avg_doc_length, await self._neighbours(query, found, around)
+        )
+
+    async def _neighbours(
+        self,
+        query: Bm25Query,
+        found: list[tuple[float, MemorySketch]],
+        read: list[tuple[int, bool, MemorySketch]],
+    ) -> list[Neighbour]:
+        """The neighbours the BM25 statement read, or on SQLite their own statement's."""
+        spec = query.around
+        if spec is None or spec.radius < 1:
+            return []
+        if self.dialect == "postgresql":
+            return neighbours_from_rows(read)
+        return await NeighbourRepository(self.session).around(
+            query.user_id,
+            spec.pick(found),
+            radius=spec.radius,
+            window=spec.window,
+            types=query.types,
+            current_only=query.current_only,
+        )
 
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
