@@ -22,6 +22,11 @@ def _split_keys(value: object) -> object:
     return value
 
 
+# PostgreSQL's choice between a plan per execution of a prepared statement and one plan
+# for them all (services/db.py).
+PlanCacheMode = Literal["auto", "force_generic_plan", "force_custom_plan"]
+
+
 class SignalWeights(BaseModel):
     """Fusion weights of the recall signals for one query type (seed 004 §4.2).
 
@@ -73,6 +78,8 @@ class Settings(BaseSettings):
     )
     db_pool_size: int = 10
     db_echo: bool = False
+    # PostgreSQL's plan_cache_mode on every connection (services/db.py explains why).
+    db_plan_cache_mode: PlanCacheMode = "force_generic_plan"
     # Park what is alive once the app has started out of the cyclic garbage collector's
     # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
     freeze_startup_heap: bool = True

@@ -148,7 +148,14 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
     else:
         url = f"sqlite+aiosqlite:///{(tmp_dir / 'eval.db').as_posix()}"
         database = "sqlite (temporary file, deleted afterwards)"
-    db = Database(build_engine(url, echo=settings.db_echo, pool_size=settings.db_pool_size))
+    db = Database(
+        build_engine(
+            url,
+            echo=settings.db_echo,
+            pool_size=settings.db_pool_size,
+            plan_cache_mode=settings.db_plan_cache_mode,
+        )
+    )
     try:
         if tmp_dir is not None:
             await migrate(url)
