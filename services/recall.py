@@ -7,7 +7,8 @@
 2. Candidates are the ``recall_candidates`` best BM25 matches, ranked inside the database
    from the per-user inverted index, plus a semantic source's nearest memories when one is
    configured, plus the neighbours of the strongest hits (session continuity, seed 004
-   §4.2), fetched by an index range scan. A user's other memories are never loaded.
+   §4.2), fetched by an index range scan (by the BM25 statement itself on PostgreSQL).
+   A user's other memories are never loaded.
 3. Each candidate gets every signal whose weight is not 0; the weighted sum ranks them.
 4. An optional reranker rescores the best of them, fused with that score by query type
    (seed 004 §1, services/ranking/rerank.py), and MMR (seed 004 §4.5) re-orders the head

@@ -1,4 +1,10 @@
-"""The memories said just before and after given memories (session continuity)."""
+"""The memories said just before and after given memories (session continuity).
+
+``AroundHits`` says which BM25 hits are anchors and how far to look around them. On
+PostgreSQL the BM25 statement reads their neighbours itself (bm25_sql.py), saving a
+round trip; on SQLite ``NeighbourRepository.around`` walks them in a statement of its
+own. ``neighbours_from_rows`` turns the rows of either into ``Neighbour``s.
+"""
 
 from __future__ import annotations
 
