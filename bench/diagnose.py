@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bench.config import NOW, BenchClock, bench_settings
 from bench.data import Generator
 from bench.db import fresh_database
-from bench.load import load_tenant
+from bench.load import load_tenant, settle
 from bench.plan import plan_tenant
 from bench.runner import DEFAULT_SEED
 from bench.scales import tenant_name
@@ -177,10 +177,7 @@ async def diagnose(
             db = Database(build_engine(url, pool_size=4))
             try:
                 loaded = await load_tenant(db, settings, user, plan, NOW)
-                if db.dialect == "postgresql":
-                    async with db.engine.connect() as conn:
-                        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-                        await conn.execute(text("VACUUM ANALYZE"))
+                await settle(db)
                 clock = StatementClock(db)
 
                 def service_for(session: AsyncSession) -> RecallService:

@@ -292,3 +292,14 @@ async def load_tenant(
                 {"top": last_id},
             )
     return LoadResult(user_id, plan.memories, len(plan.statements), first_id, last_id, rows)
+
+
+async def settle(db: Database) -> None:
+    """What autovacuum does after a bulk insert (PostgreSQL 13+ vacuums on inserts too):
+    planner statistics, and the visibility map that lets recall's posting scans stay
+    index-only. Nothing to do on SQLite."""
+    if db.dialect != "postgresql":
+        return
+    async with db.engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        await conn.execute(text("VACUUM ANALYZE"))

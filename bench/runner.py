@@ -22,7 +22,7 @@ from bench.config import NOW, BenchClock, bench_settings
 from bench.db import fresh_database
 from bench.footprint import count_memories
 from bench.http_load import RECALL_SHARE
-from bench.load import load_tenant
+from bench.load import load_tenant, settle
 from bench.plan import Plan, plan_tenant
 from bench.replay import Replay, replay
 from bench.scales import Scale, tenant_name
@@ -125,13 +125,7 @@ async def run_backend(
                 loads.append(
                     await _load(db, settings, f"filler-{i:03d}", filler_plans[size], log=log)
                 )
-            if backend == "postgresql":
-                # What autovacuum does after a bulk insert (PostgreSQL 13+ vacuums on
-                # inserts too): planner statistics, and the visibility map that lets
-                # recall's posting scans stay index-only.
-                async with db.engine.connect() as conn:
-                    conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-                    await conn.execute(text("VACUUM ANALYZE"))
+            await settle(db)
             total = await count_memories(db)
             # This process stands in for a started server, which parks its startup heap
             # (api/heap.py); here that heap also holds every tenant's plan, millions of

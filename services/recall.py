@@ -292,7 +292,7 @@ class RecallService:
         anchors = {n.anchor_id: relevance[n.anchor_id] for n in lexical.neighbours}
         decay = self.settings.recall_continuity_decay
         continuity = continuity_values(anchors.items(), lexical.neighbours, decay)
-        around = {n.memory_id: n.sketch for n in lexical.neighbours if n.sketch is not None}
+        around = {n.memory_id: n.sketch for n in lexical.neighbours}
         rows.update((mid, around[mid]) for mid in continuity if mid not in rows)
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}

@@ -71,7 +71,7 @@ class Neighbour:
     anchor_id: int
     memory_id: int
     distance: int
-    sketch: MemorySketch | None = None  # its ranking columns, read by the same scan
+    sketch: MemorySketch  # its ranking columns, read by the same scan
 
 
 class NeighbourRepository:

@@ -166,16 +166,17 @@ class SearchRepository:
         avg_doc_length = 0.0
         around: list[tuple[int, bool, MemorySketch]] = []
         for mid, score, content, importance, created, source, kind, term, anchor, before in result:
-            if anchor is not None:
-                sketch = MemorySketch(int(mid), content, importance, created, source, kind)
-                around.append((int(anchor), bool(before), sketch))
-            elif mid is not None:
-                sketch = MemorySketch(int(mid), content, importance, created, source, kind)
+            if mid is None:  # the statistics
+                if term is None:
+                    avg_doc_length = float(score)
+                else:
+                    weights[str(term)] = float(score)
+                continue
+            sketch = MemorySketch(int(mid), content, importance, created, source, kind)
+            if anchor is None:
                 found.append((float(score), sketch))
-            elif term is None:
-                avg_doc_length = float(score)
             else:
-                weights[str(term)] = float(score)
+                around.append((int(anchor), bool(before), sketch))
         found.sort(key=lambda pair: (-pair[0], -pair[1].id))
         return Bm25Result(
             found, weights, avg_doc_length, await self._neighbours(query, found, around)
