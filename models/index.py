@@ -21,17 +21,22 @@ class MemoryTerm(Base):
     ``doc_length`` is copied from the memory so the whole BM25 sum can be computed
     from this table alone, inside the database.
 
-    Recall reads every posting of the query's terms (thousands for a common term), so
+    Recall reads the postings of the query's terms (thousands for a common term), so
     the postings are stored in primary-key order with their payload: SQLite keeps the
     table itself as that B-tree (``WITHOUT ROWID``) and PostgreSQL's primary key carries
-    ``tf`` and ``doc_length`` (``INCLUDE``), so the BM25 sum is an index-only range scan
-    instead of one table lookup per posting (2-3x faster at 10k memories; docs/benchmarks.md).
+    ``tf`` (``INCLUDE``), so the BM25 sum is an index-only range scan instead of one
+    table lookup per posting (2-3x faster at 10k memories; docs/benchmarks.md).
+
+    Within a term the key orders postings by ``doc_length``, shortest first: for the
+    usual tf of 1 that is BM25's order of a term's contributions, so recall can read a
+    very common term's best postings as one short range scan and stop
+    (services/repositories/bm25_sql.py). ``memory_id`` keeps the key unique.
     """
 
     __tablename__ = "memory_terms"
     __table_args__ = (
         PrimaryKeyConstraint(
-            "user_id", "term", "memory_id", postgresql_include=["tf", "doc_length"]
+            "user_id", "term", "doc_length", "memory_id", postgresql_include=["tf"]
         ),
         ForeignKeyConstraint(
             ["user_id", "memory_id"],

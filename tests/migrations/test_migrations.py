@@ -19,6 +19,17 @@ from services.health import migration_heads
 from tests.conftest import BACKENDS
 from tests.db_backends import alembic_config, fresh_database, migrate
 
+# One memory as plain SQL, with the columns every revision since the first has.
+_INSERT_MEMORY = text(
+    "INSERT INTO user_memories (user_id, content, content_hash, memory_type,"
+    " metadata, created_at, updated_at, frequency_count, mention_count,"
+    " recall_count, emotion_tags, emotion_score, topics, associated_count,"
+    " doc_length, importance_score, importance_level, frequency_score,"
+    " recency_score, impact_score) VALUES ('u', :content, 'h', 'fact', '{}',"
+    " '2026-01-01 00:00:00', '2026-01-01 00:00:00', 1, 1, 0, '[]', 0, '[]',"
+    " 0, 1, 0.2, 'low', 0.3, 1.0, 0)"
+)
+
 
 def test_single_head() -> None:
     script = ScriptDirectory.from_config(alembic_config("sqlite://"))
@@ -33,17 +44,7 @@ async def test_round_trip_with_data_and_no_drift(backend: str, tmp_path: Path) -
         engine = build_engine(url)
         try:
             async with engine.begin() as conn:
-                await conn.execute(
-                    text(
-                        "INSERT INTO user_memories (user_id, content, content_hash, memory_type,"
-                        " metadata, created_at, updated_at, frequency_count, mention_count,"
-                        " recall_count, emotion_tags, emotion_score, topics, associated_count,"
-                        " doc_length, importance_score, importance_level, frequency_score,"
-                        " recency_score, impact_score) VALUES ('u', 'hello', 'h', 'fact', '{}',"
-                        " '2026-01-01 00:00:00', '2026-01-01 00:00:00', 1, 1, 0, '[]', 0, '[]',"
-                        " 0, 1, 0.2, 'low', 0.3, 1.0, 0)"
-                    )
-                )
+                await conn.execute(_INSERT_MEMORY, {"content": "hello"})
             async with engine.connect() as conn:
                 diff = await conn.run_sync(
                     lambda sync: compare_metadata(MigrationContext.configure(sync), Base.metadata)
@@ -73,30 +74,7 @@ async def test_fact_correction_upgrade_keeps_existing_memories(
     existing memories are current (no slot, not superseded) and the new index answers."""
     async with fresh_database(backend, tmp_path) as url:
         await migrate(url, "69f83db381ce")
-        engine = build_engine(url)
-        try:
-            async with engine.begin() as conn:
-                await conn.execute(
-                    text(
-                        "INSERT INTO user_memories (user_id, content, content_hash, memory_type,"
-                        " metadata, created_at, updated_at, frequency_count, mention_count,"
-                        " recall_count, emotion_tags, emotion_score, topics, associated_count,"
-                        " doc_length, importance_score, importance_level, frequency_score,"
-                        " recency_score, impact_score) VALUES ('u', 'I live in Oslo', 'h',"
-                        " 'fact', '{}', '2026-01-01 00:00:00', '2026-01-01 00:00:00', 1, 1, 0,"
-                        " '[]', 0, '[]', 0, 1, 0.2, 'low', 0.3, 1.0, 0)"
-                    )
-                )
-                memory_id = (await conn.execute(text("SELECT id FROM user_memories"))).scalar()
-                await conn.execute(
-                    text(
-                        "INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)"
-                        " VALUES ('u', 'oslo', :m, 1, 1)"
-                    ),
-                    {"m": memory_id},
-                )
-        finally:
-            await engine.dispose()
+        await _insert_memory_with_posting(url)
         await migrate(url)
         engine = build_engine(url)
         try:
@@ -118,3 +96,51 @@ async def test_fact_correction_upgrade_keeps_existing_memories(
         assert tuple(row) == ("I live in Oslo", None, None, None)
         assert postings == 1
         assert {"ix_user_memories_user_slot", "ix_user_memories_user_superseded_by"} <= indexes
+
+
+async def _insert_memory_with_posting(url: str) -> None:
+    """One memory and its one posting, written as plain SQL (any revision's columns)."""
+    engine = build_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(_INSERT_MEMORY, {"content": "I live in Oslo"})
+            memory_id = (await conn.execute(text("SELECT id FROM user_memories"))).scalar()
+            await conn.execute(
+                text(
+                    "INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)"
+                    " VALUES ('u', 'oslo', :m, 1, 1)"
+                ),
+                {"m": memory_id},
+            )
+    finally:
+        await engine.dispose()
+
+
+async def _postings_key(url: str) -> tuple[list[str], list[tuple[str, int, int]]]:
+    """memory_terms' primary-key columns, and its rows (term, tf, doc_length)."""
+    engine = build_engine(url)
+    try:
+        async with engine.connect() as conn:
+            key = await conn.run_sync(
+                lambda sync: sa_inspect(sync).get_pk_constraint("memory_terms")
+            )
+            rows = await conn.execute(text("SELECT term, tf, doc_length FROM memory_terms"))
+            return list(key["constrained_columns"]), [tuple(r) for r in rows]
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_postings_rekeyed_by_length_keep_their_rows_both_ways(
+    backend: str, tmp_path: Path
+) -> None:
+    """3a9c1e7d5b20 → b4e1d2c3a5f6 keys postings by length within a term, and back."""
+    async with fresh_database(backend, tmp_path) as url:
+        await migrate(url, "3a9c1e7d5b20")
+        await _insert_memory_with_posting(url)
+        await migrate(url, "b4e1d2c3a5f6")
+        upgraded = await _postings_key(url)
+        await asyncio.to_thread(command.downgrade, alembic_config(url), "3a9c1e7d5b20")
+        downgraded = await _postings_key(url)
+    assert upgraded == (["user_id", "term", "doc_length", "memory_id"], [("oslo", 1, 1)])
+    assert downgraded == (["user_id", "term", "memory_id"], [("oslo", 1, 1)])
