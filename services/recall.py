@@ -94,6 +94,7 @@ class _Lexical:
     avg_doc_length: float
     rows: dict[int, MemorySketch] = field(default_factory=dict)  # read with the scores
     neighbours: list[Neighbour] = field(default_factory=list)  # of the strongest hits
+    term_cutoffs: dict[str, int] = field(default_factory=dict)  # Bm25Result.term_cutoffs
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,8 @@ class RecallService:
                 types=types,
                 current_only=current_only,
                 around=around,
+                term_postings=s.bm25_term_postings_min,
+                term_share=s.bm25_term_postings_share,
             )
         )
         return _Lexical(
@@ -376,6 +379,7 @@ class RecallService:
             found.avg_doc_length,
             {sketch.id: sketch for _, sketch in found.candidates},
             found.neighbours,
+            found.term_cutoffs,
         )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
@@ -413,6 +417,7 @@ class RecallService:
                     lexical.term_weights,
                     lexical.avg_doc_length,
                     self.settings,
+                    lexical.term_cutoffs,
                 ),
             )
             for h in hits

@@ -144,6 +144,10 @@ class Settings(BaseSettings):
     recall_mmr_pool: int = Field(default=50, ge=1, le=500)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
+    # A query term is read up to max(min, share × the user's memories) postings, its
+    # shortest memories' (static pruning: services/repositories/bm25_sql.py).
+    bm25_term_postings_min: int = Field(default=2000, ge=1)
+    bm25_term_postings_share: float = Field(default=0.1, gt=0, le=1)
     bigram_weight: float = 0.5
     char_weight: float = 0.3
 

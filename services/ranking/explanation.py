@@ -78,20 +78,29 @@ def explain_fused(
     term_weights: Mapping[str, float],
     avg_doc_length: float,
     settings: Settings,
+    term_cutoffs: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """A ranked hit: query type, time expression, every signal, terms and components."""
+    """A ranked hit: query type, time expression, every signal, terms and components.
+
+    A term read only up to a document length (``term_cutoffs``, bm25_sql.py) adds
+    nothing to a longer memory: it shows with ``beyond_cutoff`` and a contribution of 0,
+    so the terms' contributions still add up to ``bm25``.
+    """
+    cutoffs = term_cutoffs or {}
     terms: list[dict[str, Any]] = []
     for p in postings:
         c = term_contribution(
             p.term, term_weights[p.term], p.tf, p.doc_length, avg_doc_length, settings
         )
+        beyond = p.term in cutoffs and p.doc_length > cutoffs[p.term]
         terms.append(
             {
                 "term": c.term,
                 "kind": c.kind,
                 "tf": c.tf,
                 "idf_weight": c.weight,
-                "contribution": c.contribution,
+                "contribution": 0.0 if beyond else c.contribution,
+                "beyond_cutoff": beyond,
             }
         )
     terms.sort(key=lambda t: -float(t["contribution"]))

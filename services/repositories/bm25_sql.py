@@ -26,6 +26,29 @@ was 33 ms that way and 24 ms this way, with the same 200 winners for every query
 5). (Joining the terms to the postings without LATERAL sent the planner to a parallel
 scan of every posting for queries of many common terms.)
 
+Static pruning, as the query is answered (Carmel et al., SIGIR 2001): a query term is
+read up to ``read_to`` = max(``bm25_term_postings_min``, ``bm25_term_postings_share`` × N)
+postings (2,000 and 0.1 by default), its shortest memories' first. A term held by more
+memories is read to its cutoff, the document length of its ``read_to``-th shortest
+posting (memories of that very length are all kept); a longer memory gets nothing for
+that term and keeps what its other terms give it. Postings are keyed by length within a
+term (models/index.py), so the cutoff is one step of ``read_to`` entries into the term's
+range and the sum stops there. For the usual tf of 1 the shortest memories are the ones
+the term scores highest, and a term held by a tenth of the memories weighs little (idf
+at most ln 10 ≈ 2.3, against 8-9 for a word said once in 10k memories).
+
+Why: a recall read every posting of its terms, so a user's common topic made its
+queries cost in proportion to the user's memories (issue 5: the bench's skewed topic set
+recall's p99 at 100k memories, 277 ms). Measured on the bench's users, the BM25
+statement alone over 152 bench queries (/tmp/scratch/agree.py, a bench loading beside it):
+at 100k memories p90 104 → 40 ms and max 196 → 68 ms, the top 10 the same as unpruned for
+96% of the hits; at share 0.2, p90 56 ms and 98.9%; at 0.05, 22 ms and 91.8%. On LoCoMo,
+whose conversations (369-680 turns) never reach the 2,000 minimum, recall is unchanged;
+forcing the bound down to a share of each conversation measures what pruning costs
+(``BM25_TERM_POSTINGS_MIN`` 110/55/11, about 20/10/2%): R@10 77.7 → 77.4/77.0/70.5.
+``term_cutoffs`` comes back with the statistics, so explanations show which terms a
+memory was too long to get.
+
 On both databases the filters (types, superseded) apply to the summed memories, not to
 each posting: a common term has thousands of postings but the sums are per memory
 (SQLite: 12% off the statement's mean on the bench's 10k-memory user).
@@ -40,11 +63,14 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Float, String, column, text
+from sqlalchemy import BigInteger, Boolean, Float, Integer, String, column, text
 from sqlalchemy.sql.selectable import TextualSelect
 
 from models import UserMemory
 from services.repositories.neighbours import AroundHits
+
+# No posting is longer: the cutoff of a term read whole (doc_length is an INTEGER column).
+LONGEST = 2_147_483_647
 
 # Every number is cast to float8 on PostgreSQL: an untyped parameter next to an integer
 # column would be inferred integer, and a numeric one makes the sum numeric (measured 2x
@@ -53,21 +79,27 @@ _PG_STATISTICS = """u AS (
   SELECT CAST(memory_count AS FLOAT8) AS n,
     CAST(total_doc_length AS FLOAT8) / memory_count AS avgdl,
     CAST(:b AS FLOAT8) / GREATEST(CAST(total_doc_length AS FLOAT8) / memory_count, 1e-9)
-      AS b_per_avgdl
+      AS b_per_avgdl,
+    GREATEST(CAST(:term_postings AS BIGINT),
+      CAST(floor(CAST(:term_share AS FLOAT8) * memory_count) AS BIGINT)) AS read_to
   FROM memory_users WHERE user_id = :user_id AND memory_count > 0),
 q AS (
   SELECT f.term, f.field_weight * ln(1.0 + (u.n - CAST(s.df AS FLOAT8) + 0.5)
-    / (CAST(s.df AS FLOAT8) + 0.5)) AS w
+    / (CAST(s.df AS FLOAT8) + 0.5)) AS w,
+    CASE WHEN s.df > u.read_to THEN (
+      SELECT x.doc_length FROM memory_terms AS x WHERE x.user_id = :user_id AND x.term = f.term
+      ORDER BY x.doc_length LIMIT 1 OFFSET u.read_to - 1) END AS cutoff
   FROM unnest(CAST(:terms AS VARCHAR[]), CAST(:field_weights AS FLOAT8[]))
     AS f(term, field_weight)
   CROSS JOIN u
   JOIN memory_term_stats AS s ON s.user_id = :user_id AND s.term = f.term
   WHERE s.df > 0)"""
-_PG_SUMS = """SELECT p.memory_id, sum(p.part) AS score
+_PG_SUMS = f"""SELECT p.memory_id, sum(p.part) AS score
 FROM q CROSS JOIN u CROSS JOIN LATERAL (
   SELECT t.memory_id, q.w * t.tf * CAST(:k1_plus_1 AS FLOAT8) / (t.tf + CAST(:k1 AS FLOAT8)
     * (CAST(:one_minus_b AS FLOAT8) + u.b_per_avgdl * t.doc_length)) AS part
-  FROM memory_terms AS t WHERE t.user_id = :user_id AND t.term = q.term) AS p
+  FROM memory_terms AS t WHERE t.user_id = :user_id AND t.term = q.term
+    AND t.doc_length <= coalesce(q.cutoff, {LONGEST})) AS p
 GROUP BY p.memory_id"""
 _PG_TYPES = "memory_type = ANY(CAST(:types AS VARCHAR[]))"
 
@@ -110,11 +142,14 @@ def _pg_neighbours(filters: str) -> str:
     )
     return (
         "SELECT s.id, CAST(NULL AS FLOAT8), s.content, s.importance_score, s.created_at,"
-        " s.source, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before\n"
+        " s.source, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before,"
+        " CAST(NULL AS INTEGER)\n"
         f"FROM anchors AS a CROSS JOIN LATERAL (\n{before}\nUNION ALL\n{after}) AS s"
     )
 
 
+# SQLite's OFFSET cannot name an outer column: ``read_to`` comes from a subquery of its
+# own (uncorrelated, so evaluated once).
 # CROSS JOIN keeps the few query terms as the outer loop on SQLite, each probing the
 # primary key; ``+ 0`` keeps its planner off the (user_id, memory_id) index (see
 # services/repositories/dialect.group_key). ``ln`` is SQLite's math function, or
@@ -122,19 +157,23 @@ def _pg_neighbours(filters: str) -> str:
 _SQLITE_STATISTICS = """u AS (
   SELECT CAST(memory_count AS REAL) AS n,
     CAST(total_doc_length AS REAL) / memory_count AS avgdl,
-    :b / MAX(CAST(total_doc_length AS REAL) / memory_count, 1e-9) AS b_per_avgdl
+    :b / MAX(CAST(total_doc_length AS REAL) / memory_count, 1e-9) AS b_per_avgdl,
+    MAX(:term_postings, CAST(:term_share * memory_count AS INTEGER)) AS read_to
   FROM memory_users WHERE user_id = :user_id AND memory_count > 0),
 q AS (
-  SELECT f.key AS term, f.value * ln(1.0 + (u.n - s.df + 0.5) / (s.df + 0.5)) AS w
+  SELECT f.key AS term, f.value * ln(1.0 + (u.n - s.df + 0.5) / (s.df + 0.5)) AS w,
+    CASE WHEN s.df > u.read_to THEN (
+      SELECT x.doc_length FROM memory_terms AS x WHERE x.user_id = :user_id AND x.term = f.key
+      ORDER BY x.doc_length LIMIT 1 OFFSET (SELECT read_to FROM u) - 1) END AS cutoff
   FROM json_each(:field_weights) AS f
   CROSS JOIN u
   CROSS JOIN memory_term_stats AS s
   WHERE s.user_id = :user_id AND s.term = f.key AND s.df > 0)"""
-_SQLITE_SUMS = """SELECT t.memory_id + 0 AS memory_id, sum(q.w * t.tf * :k1_plus_1
+_SQLITE_SUMS = f"""SELECT t.memory_id + 0 AS memory_id, sum(q.w * t.tf * :k1_plus_1
     / (t.tf + :k1 * (:one_minus_b + u.b_per_avgdl * t.doc_length))) AS score
 FROM q CROSS JOIN u
 CROSS JOIN memory_terms AS t
-WHERE t.user_id = :user_id AND t.term = q.term
+WHERE t.user_id = :user_id AND t.term = q.term AND t.doc_length <= coalesce(q.cutoff, {LONGEST})
 GROUP BY t.memory_id + 0"""
 _SQLITE_TYPES = "memory_type IN (SELECT value FROM json_each(:types))"
 
@@ -190,14 +229,16 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     null_bigint, null_real = (
         ("CAST(NULL AS BIGINT)", "CAST(NULL AS FLOAT8)") if pg else ("NULL",) * 2
     )
+    null_int = "CAST(NULL AS INTEGER)" if pg else "NULL"
     parts = [
         "SELECT memory_id, score, content, importance_score, created_at, source, memory_type,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
-        f" {'CAST(NULL AS BOOLEAN)' if pg else 'NULL'} AS before\nFROM candidates",
-        f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL"
-        "\nFROM u",
-        f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL"
-        "\nFROM q",
+        f" {'CAST(NULL AS BOOLEAN)' if pg else 'NULL'} AS before, {null_int} AS cutoff"
+        "\nFROM candidates",
+        f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL,"
+        " NULL\nFROM u",
+        f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL,"
+        " q.cutoff\nFROM q",
     ]
     if pg:
         ctes.append(_PG_ANCHORS)
@@ -220,6 +261,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         column("term", String()),
         column("anchor_id", BigInteger()),
         column("before", Boolean()),
+        column("cutoff", Integer()),
     )
 
 
@@ -236,6 +278,10 @@ class Bm25Query:
     types: Sequence[str] = ()
     current_only: bool = False
     around: AroundHits | None = None  # the hits that lend their neighbours, if any
+    # A term is read up to max(term_postings, term_share × the user's memories) postings,
+    # its shortest memories' (the default reads every term whole).
+    term_postings: int = LONGEST
+    term_share: float = 1.0
 
 
 def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
@@ -247,6 +293,8 @@ def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
         "one_minus_b": 1.0 - q.b,
         "b": q.b,
         "limit": q.limit,
+        "term_postings": q.term_postings,
+        "term_share": q.term_share,
     }
     if dialect == "postgresql":
         params["terms"] = list(q.field_weights)

@@ -56,6 +56,9 @@ class Bm25Result:
     term_weights: dict[str, float]  # idf × field weight of every query term held
     avg_doc_length: float  # 0 for a user with no memories
     neighbours: list[Neighbour] = field(default_factory=list)  # of Bm25Query.around's
+    # The terms read only up to a document length (Bm25Query.term_postings): a memory
+    # longer than its term's cutoff got nothing for that term.
+    term_cutoffs: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -163,14 +166,18 @@ class SearchRepository:
         result = await self.session.execute(statement, bm25_parameters(self.dialect, query))
         found: list[tuple[float, MemorySketch]] = []
         weights: dict[str, float] = {}
+        cutoffs: dict[str, int] = {}
         avg_doc_length = 0.0
         around: list[tuple[int, bool, MemorySketch]] = []
-        for mid, score, content, importance, created, source, kind, term, anchor, before in result:
+        for row in result:
+            mid, score, content, importance, created, source, kind, term, anchor, before, cut = row
             if mid is None:  # the statistics
                 if term is None:
                     avg_doc_length = float(score)
                 else:
                     weights[str(term)] = float(score)
+                    if cut is not None:
+                        cutoffs[str(term)] = int(cut)
                 continue
             sketch = MemorySketch(int(mid), content, importance, created, source, kind)
             if anchor is None:
@@ -178,9 +185,8 @@ class SearchRepository:
             else:
                 around.append((int(anchor), bool(before), sketch))
         found.sort(key=lambda pair: (-pair[0], -pair[1].id))
-        return Bm25Result(
-            found, weights, avg_doc_length, await self._neighbours(query, found, around)
-        )
+        neighbours = await self._neighbours(query, found, around)
+        return Bm25Result(found, weights, avg_doc_length, neighbours, cutoffs)
 
     async def _neighbours(
         self,
