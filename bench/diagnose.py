@@ -21,28 +21,21 @@ import asyncio
 import re
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bench.config import NOW, BenchClock, bench_settings
-from bench.data import Generator
-from bench.db import fresh_database
-from bench.load import load_tenant, settle
-from bench.plan import plan_tenant
+from bench.config import NOW, BenchClock
 from bench.runner import DEFAULT_SEED
-from bench.scales import tenant_name
 from bench.scenarios import TOP_K
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine
+from bench.scratch import bench_queries, scratch_tenant
+from services.db import Database
 from services.recall import RecallService
 from services.tracked_recall import recall_and_track
 
@@ -167,34 +160,23 @@ async def diagnose(
     pg_server: str | None = None,
 ) -> Diagnosis:
     """Load the bench's tenant of ``size`` memories and split ``queries`` × ``reps`` recalls."""
-    settings = bench_settings()
-    analyzer = TextAnalyzer(settings)
-    await asyncio.to_thread(analyzer.warm)
-    plan = await asyncio.to_thread(plan_tenant, seed + size, size, analyzer, settings, NOW)
-    user = tenant_name(size)
-    with tempfile.TemporaryDirectory() as tmp:
-        async with fresh_database(backend, Path(tmp), pg_server) as url:
-            db = Database(build_engine(url, pool_size=4))
-            try:
-                loaded = await load_tenant(db, settings, user, plan, NOW)
-                await settle(db)
-                clock = StatementClock(db)
+    async with scratch_tenant(backend, size, seed, pg_server) as tenant:
+        db, settings, analyzer, user = tenant.db, tenant.settings, tenant.analyzer, tenant.user
+        clock = StatementClock(db)
 
-                def service_for(session: AsyncSession) -> RecallService:
-                    return RecallService(session, settings, analyzer, BenchClock(NOW))
+        def service_for(session: AsyncSession) -> RecallService:
+            return RecallService(session, settings, analyzer, BenchClock(NOW))
 
-                gen = Generator(seed + size)
-                asked = [gen.query() for _ in range(queries)]
-                splits: dict[str, list[Split]] = {q: [] for q in asked}
-                await recall_and_track(db, service_for, user, asked[0], TOP_K, track=False)
-                for _ in range(reps):
-                    for query in asked:
-                        with clock.recall() as split:
-                            await recall_and_track(db, service_for, user, query, TOP_K, track=False)
-                        splits[query].append(split)
-            finally:
-                await db.dispose()
-    return Diagnosis(backend, user, loaded.memories, splits)
+        asked = bench_queries(seed, size, queries)
+        splits: dict[str, list[Split]] = {q: [] for q in asked}
+        await recall_and_track(db, service_for, user, asked[0], TOP_K, track=False)
+        for _ in range(reps):
+            for query in asked:
+                with clock.recall() as split:
+                    await recall_and_track(db, service_for, user, query, TOP_K, track=False)
+                splits[query].append(split)
+        memories = tenant.loaded.memories
+    return Diagnosis(backend, user, memories, splits)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -333,7 +333,8 @@ ranking in a reader, the counting of the hits in a unit of work of its own), and
 `{FLOOR_RECALL_SQL.text}` in a reader (`Database.reader`, as recall ranks: autocommit
 on PostgreSQL). Ratio = p50 / floor p50. Where one tenant's recall time goes, statement
 by statement and outside the statements: `python -m bench.diagnose --tenant 10000`
-(bench/diagnose.py).
+(bench/diagnose.py); what the pruning of common terms saves and changes:
+`python -m bench.pruning --tenant 100000` (bench/pruning.py).
 
 **Ingest.** `MemoryService.add_many` of {c["ingest_batch"]:,} new statements into the
 tenant of {c["ingest_tenant"]:,} memories in one unit of work, rolled back after each
