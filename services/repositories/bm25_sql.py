@@ -38,14 +38,18 @@ the term scores highest, and a term held by a tenth of the memories weighs littl
 at most ln 10 ≈ 2.3, against 8-9 for a word said once in 10k memories).
 
 Why: a recall read every posting of its terms, so a user's common topic made its
-queries cost in proportion to the user's memories (issue 5: the bench's skewed topic set
-recall's p99 at 100k memories, 277 ms). Measured on the bench's users, the BM25
-statement alone over 152 bench queries (/tmp/scratch/agree.py, a bench loading beside it):
-at 100k memories p90 104 → 40 ms and max 196 → 68 ms, the top 10 the same as unpruned for
-96% of the hits; at share 0.2, p90 56 ms and 98.9%; at 0.05, 22 ms and 91.8%. On LoCoMo,
-whose conversations (369-680 turns) never reach the 2,000 minimum, recall is unchanged;
-forcing the bound down to a share of each conversation measures what pruning costs
-(``BM25_TERM_POSTINGS_MIN`` 110/55/11, about 20/10/2%): R@10 77.7 → 77.4/77.0/70.5.
+queries cost in proportion to the user's memories (issue 5: the bench's skewed topic,
+held by half of a tenant's memories, set recall's p99 at 100k memories, 277 ms).
+``python -m bench.pruning --tenant 100000`` (152 bench queries, a bench loading beside
+it) measured the statement's p90 / max and how much of the unpruned top 10 each bound
+keeps, BM25's and the whole recall's: unpruned 139 / 237 ms; share 0.2: 86 / 126 ms,
+98.9% / 97.8%; 0.1: 53 / 91 ms, 96.1% / 93.0%; 0.05: 35 / 56 ms, 91.8% / 87.5%. Every
+query that keeps less than 70% of its BM25 top 10 at 0.1 is the skewed topic's
+(「季度报告」, 「关于季度报告的事」, ...), whose every word is pruned.
+LoCoMo's conversations (369-680 turns) never reach the 2,000 minimum, so its recall is
+unchanged; forcing the bound down to a share of each conversation measures what pruning
+costs in recall@k (``BM25_TERM_POSTINGS_MIN`` 110/55/11, about 20/10/2%): R@10 77.7 →
+77.4/77.0/70.5.
 ``term_cutoffs`` comes back with the statistics, so explanations show which terms a
 memory was too long to get.
 
