@@ -194,7 +194,8 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
 
     - a candidate: ``memory_id``, its BM25 ``score`` and ranking columns;
     - the statistics (``memory_id`` NULL): avgdl in ``score`` with ``term`` NULL, and
-      each weighed term with its weight in ``score``;
+      each weighed term with its weight in ``score`` and, if it was pruned, its
+      ``cutoff`` (the longest document length read);
     - on PostgreSQL, a neighbour of an anchor (``anchor_id`` set, ``score`` NULL): its
       ranking columns and ``before``, whether it was said before the anchor. With
       ``:anchors`` 0 there are none; SQLite's are read by a second statement

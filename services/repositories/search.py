@@ -56,8 +56,8 @@ class Bm25Result:
     term_weights: dict[str, float]  # idf × field weight of every query term held
     avg_doc_length: float  # 0 for a user with no memories
     neighbours: list[Neighbour] = field(default_factory=list)  # of Bm25Query.around's
-    # The terms read only up to a document length (Bm25Query.term_postings): a memory
-    # longer than its term's cutoff got nothing for that term.
+    # The terms read only up to a document length (pruned: Bm25Query.term_postings and
+    # term_share): a memory longer than its term's cutoff got nothing for that term.
     term_cutoffs: dict[str, int] = field(default_factory=dict)
 
 
