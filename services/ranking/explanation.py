@@ -78,7 +78,7 @@ def explain_fused(
     term_weights: Mapping[str, float],
     avg_doc_length: float,
     settings: Settings,
-    term_cutoffs: Mapping[str, int] | None = None,
+    term_cutoffs: Mapping[str, int],
 ) -> dict[str, Any]:
     """A ranked hit: query type, time expression, every signal, terms and components.
 
@@ -86,13 +86,12 @@ def explain_fused(
     nothing to a longer memory: it shows with ``beyond_cutoff`` and a contribution of 0,
     so the terms' contributions still add up to ``bm25``.
     """
-    cutoffs = term_cutoffs or {}
     terms: list[dict[str, Any]] = []
     for p in postings:
         c = term_contribution(
             p.term, term_weights[p.term], p.tf, p.doc_length, avg_doc_length, settings
         )
-        beyond = p.term in cutoffs and p.doc_length > cutoffs[p.term]
+        beyond = p.term in term_cutoffs and p.doc_length > term_cutoffs[p.term]
         terms.append(
             {
                 "term": c.term,

@@ -231,15 +231,15 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     ctes = [_PG_STATISTICS if pg else _SQLITE_STATISTICS, candidates]
     # PostgreSQL types a UNION's columns pair by pair: NULLs are cast so that no column
     # is typed text before the rows that give it a type.
-    null_bigint, null_real = (
-        ("CAST(NULL AS BIGINT)", "CAST(NULL AS FLOAT8)") if pg else ("NULL",) * 2
+    null_bigint, null_real, null_bool, null_int = (
+        (f"CAST(NULL AS {t})" for t in ("BIGINT", "FLOAT8", "BOOLEAN", "INTEGER"))
+        if pg
+        else ("NULL",) * 4
     )
-    null_int = "CAST(NULL AS INTEGER)" if pg else "NULL"
     parts = [
         "SELECT memory_id, score, content, importance_score, created_at, source, memory_type,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
-        f" {'CAST(NULL AS BOOLEAN)' if pg else 'NULL'} AS before, {null_int} AS cutoff"
-        "\nFROM candidates",
+        f" {null_bool} AS before, {null_int} AS cutoff\nFROM candidates",
         f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL,"
         " NULL\nFROM u",
         f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL,"
