@@ -8,10 +8,10 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from sqlalchemy import (
-    Executable,
     Select,
     String,
     Table,
+    Update,
     and_,
     bindparam,
     delete,
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
-from services.repositories import scoring_sql
+from services.repositories import driver_sql, scoring_sql
 from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
 from services.settings import Settings
 
@@ -225,7 +225,7 @@ class MemoryRepository:
         for start in range(0, len(ordered), IDS_PER_STATEMENT):
             chunk = ordered[start : start + IDS_PER_STATEMENT]
             params = {"counted_user": user_id, "counted_ids": chunk, "counted_at": now}
-            await self.session.execute(statement, params)
+            await driver_sql.execute(self.session, statement, params)
 
     async def lock_in_id_order(self, where: ColumnElement[bool]) -> None:
         """Row-lock the matching memories in id order before updating them (PostgreSQL).
@@ -249,8 +249,8 @@ class MemoryRepository:
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             chunk = ids[start : start + IDS_PER_STATEMENT]
             params = scoring_sql.ids_rescoring_params(user_id, chunk, now, reason)
-            await self.session.execute(history, params)
-            await self.session.execute(update_scores, params)
+            await driver_sql.execute(self.session, history, params)
+            await driver_sql.execute(self.session, update_scores, params)
 
     async def history(self, memory: UserMemory, limit: int = 100) -> list[MemoryScoreHistory]:
         """The newest score snapshots of one memory."""
@@ -320,7 +320,7 @@ def _get_many_statement(dialect: str) -> Select[UserMemory]:
 
 
 @lru_cache(maxsize=4)
-def _recall_count_statement(dialect: str) -> Executable:
+def _recall_count_statement(dialect: str) -> Update:
     """``recall_count + 1`` for one user's memories by id, built once per dialect.
 
     Built per call as an ORM UPDATE after a separate ``SELECT … FOR UPDATE`` it was two

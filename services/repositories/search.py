@@ -20,6 +20,7 @@ from models import MemoryTerm, MemoryTermStat, MemoryTopic
 from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
 from services.repositories.dialect import dialect_of, group_key, one_of, upsert_insert
+from services.repositories.driver_sql import fetch_all
 from services.repositories.memories import MemorySketch
 from services.repositories.neighbours import Neighbour, NeighbourRepository, neighbours_from_rows
 from services.repositories.statistics_sql import (
@@ -163,13 +164,13 @@ class SearchRepository:
         if not query.field_weights:
             return Bm25Result([], {}, 0.0)
         statement = bm25_statement(self.dialect, bool(query.types), query.current_only)
-        result = await self.session.execute(statement, bm25_parameters(self.dialect, query))
+        rows = await fetch_all(self.session, statement, bm25_parameters(self.dialect, query))
         found: list[tuple[float, MemorySketch]] = []
         weights: dict[str, float] = {}
         cutoffs: dict[str, int] = {}
         avg_doc_length = 0.0
         around: list[tuple[int, bool, MemorySketch]] = []
-        for row in result:
+        for row in rows:
             mid, score, content, importance, created, source, kind, term, anchor, before, cut = row
             if mid is None:  # the statistics
                 if term is None:
