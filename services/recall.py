@@ -19,7 +19,9 @@ scored by importance alone.
 
 Superseded memories (fact correction, services/facts) are left out of every candidate
 source unless ``include_superseded``; then they compete like any other and carry their
-``superseded_by_id``.
+``superseded_by_id``. Left out, the best of them that match the query lend their BM25
+to the current memory that replaced them (``RECALL_SUCCESSORS``): a question matches
+the words of the fact as first stated, and its answer is the fact as it stands.
 """
 
 from __future__ import annotations
@@ -95,6 +97,8 @@ class _Lexical:
     rows: dict[int, MemorySketch] = field(default_factory=dict)  # read with the scores
     neighbours: list[Neighbour] = field(default_factory=list)  # of the strongest hits
     term_cutoffs: dict[str, int] = field(default_factory=dict)  # Bm25Result.term_cutoffs
+    # A current memory scored with the BM25 of a superseded match → that match's id.
+    via: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -371,15 +375,26 @@ class RecallService:
                 around=around,
                 term_postings=s.bm25_term_postings_min,
                 term_share=s.bm25_term_postings_share,
+                successors=s.recall_successors,
             )
         )
+        bm25 = {sketch.id: score for score, sketch in found.candidates}
+        rows = {sketch.id: sketch for _, sketch in found.candidates}
+        via: dict[int, int] = {}
+        # The memory that replaced a superseded match answers for it, with its score
+        # unless it matched better itself ("where do I live": "I moved to Shanghai"
+        # through "I live in Beijing").
+        for score, superseded, sketch in found.successors:
+            if score > bm25.get(sketch.id, 0.0):
+                bm25[sketch.id], rows[sketch.id], via[sketch.id] = score, sketch, superseded
         return _Lexical(
-            {sketch.id: score for score, sketch in found.candidates},
+            bm25,
             found.term_weights,
             found.avg_doc_length,
-            {sketch.id: sketch for _, sketch in found.candidates},
+            rows,
             found.neighbours,
             found.term_cutoffs,
+            via,
         )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
@@ -404,8 +419,10 @@ class RecallService:
                 dataclasses.replace(h, explanation=explain_importance_only(h, self.settings))
                 for h in hits
             ]
+        # A hit scored through a superseded match is explained by that match's terms.
+        scored_as = {h.memory.id: lexical.via.get(h.memory.id, h.memory.id) for h in hits}
         postings = await self.search.postings(
-            user_id, [h.memory.id for h in hits], list(lexical.term_weights)
+            user_id, sorted(set(scored_as.values())), list(lexical.term_weights)
         )
         return [
             dataclasses.replace(
@@ -413,11 +430,12 @@ class RecallService:
                 explanation=explain_fused(
                     h,
                     understood,
-                    [p for p in postings if p.memory_id == h.memory.id],
+                    [p for p in postings if p.memory_id == scored_as[h.memory.id]],
                     lexical.term_weights,
                     lexical.avg_doc_length,
                     self.settings,
                     lexical.term_cutoffs,
+                    lexical.via.get(h.memory.id),
                 ),
             )
             for h in hits

@@ -139,6 +139,9 @@ class Settings(BaseSettings):
     recall_continuity_radius: int = Field(default=2, ge=0, le=10)
     recall_continuity_decay: float = Field(default=0.5, ge=0, le=1)
     recall_continuity_window_minutes: float = Field(default=30.0, ge=0)
+    # Fact correction (services/facts): the best superseded matches of a query lend their
+    # BM25 to the current memory that replaced them (services/repositories/bm25_sql.py).
+    recall_successors: int = Field(default=5, ge=0, le=50)
     # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
     recall_mmr_lambda: float = Field(default=0.8, ge=0, le=1)
     recall_mmr_pool: int = Field(default=50, ge=1, le=500)

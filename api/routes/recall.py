@@ -23,7 +23,9 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
     continuity, semantic) fused with weights for the query's type (see settings), then
     MMR for variety. ``explain`` adds the query type and every signal's and component's
     contribution; ``track=false`` leaves the recall counts alone. Memories a newer fact
-    superseded are left out unless ``include_superseded`` (they carry ``superseded_by_id``).
+    superseded are left out unless ``include_superseded`` (they carry ``superseded_by_id``);
+    left out, the best of those matching the query lend their score to the memory that
+    replaced them (``explain``: ``relevance.superseded_match``).
 
     Ranked in a read-only transaction, counted in a short one of its own
     (services/tracked_recall.py), so recalls do not queue for SQLite's write lock.

@@ -64,6 +64,7 @@ def explain_importance_only(hit: RecallHit, settings: Settings) -> dict[str, Any
             "weight": 0.0,
             "contribution": 0.0,
             "matched_terms": [],
+            "superseded_match": None,
         },
         "importance": _importance(hit, settings),
         "continuity": None,
@@ -79,12 +80,17 @@ def explain_fused(
     avg_doc_length: float,
     settings: Settings,
     term_cutoffs: Mapping[str, int],
+    superseded_match: int | None = None,
 ) -> dict[str, Any]:
     """A ranked hit: query type, time expression, every signal, terms and components.
 
     A term read only up to a document length (``term_cutoffs``, bm25_sql.py) adds
     nothing to a longer memory: it shows with ``beyond_cutoff`` and a contribution of 0,
     so the terms' contributions still add up to ``bm25``.
+
+    A hit scored through the superseded memory it replaced (``superseded_match``, its
+    id) shows that memory's id, and ``postings`` are that memory's: its terms add up to
+    the hit's ``bm25``.
     """
     terms: list[dict[str, Any]] = []
     for p in postings:
@@ -118,6 +124,7 @@ def explain_fused(
             "weight": lexical.weight,
             "contribution": lexical.contribution,
             "matched_terms": terms,
+            "superseded_match": superseded_match,
         },
         "importance": _importance(hit, settings),
         "continuity": (

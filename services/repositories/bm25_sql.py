@@ -53,9 +53,10 @@ costs in recall@k (``BM25_TERM_POSTINGS_MIN`` 110/55/11, about 20/10/2%): R@10 7
 ``term_cutoffs`` comes back with the statistics, so explanations show which terms a
 memory was too long to get.
 
-On both databases the filters (types, superseded) apply to the summed memories, not to
-each posting: a common term has thousands of postings but the sums are per memory
-(SQLite: 12% off the statement's mean on the bench's 10k-memory user).
+On both databases the types filter applies to the summed memories, not to each posting:
+a common term has thousands of postings but the sums are per memory (SQLite: 12% off the
+statement's mean on the bench's 10k-memory user). Superseded memories are told apart
+among the winners alone, by the rows the winners read anyway.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def _pg_neighbours(filters: str) -> str:
     return (
         "SELECT s.id, CAST(NULL AS FLOAT8), s.content, s.importance_score, s.created_at,"
         " s.source, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before,"
-        " CAST(NULL AS INTEGER)\n"
+        " CAST(NULL AS INTEGER), CAST(NULL AS BIGINT)\n"
         f"FROM anchors AS a CROSS JOIN LATERAL (\n{before}\nUNION ALL\n{after}) AS s"
     )
 
@@ -182,13 +183,49 @@ GROUP BY t.memory_id + 0"""
 _SQLITE_TYPES = "memory_type IN (SELECT value FROM json_each(:types))"
 
 
+# A superseded memory among the winners lends its score to the memory that replaced it
+# (services/facts): "where do I live" matches "I live in Beijing", and "I moved to
+# Shanghai" is the answer. The ``:successors`` best superseded winners are each replaced
+# by the current memory of their fact slot (the newest, if several agree), which is where
+# any chain of corrections ends: one probe of ix_user_memories_user_slot. A memory
+# superseded by hand, without a slot, is replaced by its ``superseded_by_id`` if that one
+# is current.
+#
+# Why among the winners: told apart by the winners' own rows, the superseded cost
+# nothing more than the ``NOT IN`` of the user's superseded ids they replace. Two
+# designs tried first, each timed against that statement over 150 bench queries x 3 on
+# the bench's tenant-10k (PostgreSQL, alternating in one process; /tmp/scratch/ab_stmt.py,
+# not committed): every sum kept in a CTE, the superseded ones followed link by link
+# along ``superseded_by_id`` (the bench's users correct a fact dozens of times), p50
+# 2.80 -> 4.76 ms; the same CTE with the slot probe, 3.14 -> 3.73 ms; this statement,
+# 2.97 -> 2.98 ms. The price: the candidates are the current memories among the
+# ``:limit`` best matches, a few fewer than ``:limit`` when some are superseded (LoCoMo's
+# recall@k is unchanged).
+_SUPERSEDED_HITS = """superseded_hits AS (
+  SELECT memory_id, score, fact_slot, superseded_by_id FROM ranked
+  WHERE superseded_by_id IS NOT NULL
+  ORDER BY score DESC, memory_id DESC
+  LIMIT :successors),
+successors AS (
+  SELECT h.memory_id AS origin, h.score, coalesce((
+    SELECT c.id FROM user_memories AS c
+    WHERE c.user_id = :user_id AND c.fact_slot = h.fact_slot AND c.superseded_by_id IS NULL
+    ORDER BY c.created_at DESC, c.id DESC LIMIT 1), h.superseded_by_id) AS id
+  FROM superseded_hits AS h)"""
+_SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at, m.source,
+    m.memory_type, {null_text}, {null_bigint}, {null_bool}, {null_int}, c.origin
+FROM successors AS c JOIN user_memories AS m ON m.id = c.id
+WHERE m.user_id = :user_id AND m.superseded_by_id IS NULL{types}"""
+
+
 @lru_cache(maxsize=16)
 def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> TextualSelect:
     """The statement for one dialect and filter shape (built once, then reused).
 
-    ``with_types`` keeps memories of the given types; ``current_only`` leaves out
-    superseded memories through the few ids of ``ix_user_memories_user_superseded_by``
-    (postings carry no such flag).
+    ``with_types`` keeps memories of the given types. ``current_only`` leaves the
+    superseded memories among the ``:limit`` best out of the candidates (their rows say
+    so; postings carry no such flag), and replaces the ``:successors`` best of them with
+    the current memories that superseded them.
 
     Rows, told apart by which columns are NULL:
 
@@ -199,7 +236,10 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     - on PostgreSQL, a neighbour of an anchor (``anchor_id`` set, ``score`` NULL): its
       ranking columns and ``before``, whether it was said before the anchor. With
       ``:anchors`` 0 there are none; SQLite's are read by a second statement
-      (services/repositories/search.py).
+      (services/repositories/search.py);
+    - with ``current_only``, a successor (``via`` set): the current memory that
+      replaced one of the ``:successors`` best superseded matches, with that match's
+      score and its id in ``via``. With ``:successors`` 0 there are none.
 
     An unknown user returns no rows.
     """
@@ -210,25 +250,27 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         filters.append(
             f"g.memory_id IN (SELECT id FROM user_memories WHERE user_id = :user_id AND {types})"
         )
-    if current_only:
-        filters.append(
-            "g.memory_id NOT IN (SELECT id FROM user_memories"
-            " WHERE user_id = :user_id AND superseded_by_id IS NOT NULL)"
-        )
     where = f"\nWHERE {' AND '.join(filters)}" if filters else ""
     scored = (
         f"SELECT g.memory_id, g.score FROM ({_PG_SUMS if pg else _SQLITE_SUMS}) AS g{where}"
         "\nORDER BY g.score DESC, g.memory_id DESC\nLIMIT :limit"
     )
     # The ranking columns of the winners come along: no second round trip for them.
-    candidates = (
-        "candidates AS (\n"
-        "SELECT s.memory_id, s.score, m.content, m.importance_score, m.created_at,"
-        " m.source, m.memory_type\n"
-        f"FROM ({scored}) AS s\n"
-        "JOIN user_memories AS m ON m.id = s.memory_id)"
-    )
-    ctes = [_PG_STATISTICS if pg else _SQLITE_STATISTICS, candidates]
+    columns = "s.memory_id, s.score, m.content, m.importance_score, m.created_at, m.source"
+    winners = f"FROM ({scored}) AS s\nJOIN user_memories AS m ON m.id = s.memory_id"
+    ctes = [_PG_STATISTICS if pg else _SQLITE_STATISTICS]
+    if current_only:
+        # A superseded winner is told apart by its own row, read anyway: it is left out
+        # of the candidates, and the best of them lend their scores to their successors.
+        ctes += [
+            f"ranked AS (\nSELECT {columns}, m.memory_type, m.fact_slot, m.superseded_by_id\n"
+            f"{winners})",
+            "candidates AS (\nSELECT memory_id, score, content, importance_score, created_at,"
+            " source, memory_type FROM ranked WHERE superseded_by_id IS NULL)",
+            _SUPERSEDED_HITS,
+        ]
+    else:
+        ctes.append(f"candidates AS (\nSELECT {columns}, m.memory_type\n{winners})")
     # PostgreSQL types a UNION's columns pair by pair: NULLs are cast so that no column
     # is typed text before the rows that give it a type.
     null_bigint, null_real, null_bool, null_int = (
@@ -239,12 +281,22 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     parts = [
         "SELECT memory_id, score, content, importance_score, created_at, source, memory_type,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
-        f" {null_bool} AS before, {null_int} AS cutoff\nFROM candidates",
+        f" {null_bool} AS before, {null_int} AS cutoff, {null_bigint} AS via\nFROM candidates",
         f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL,"
-        " NULL\nFROM u",
+        " NULL, NULL\nFROM u",
         f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL,"
-        " q.cutoff\nFROM q",
+        " q.cutoff, NULL\nFROM q",
     ]
+    if current_only:
+        parts.append(
+            _SUCCESSORS.format(
+                null_text="CAST(NULL AS VARCHAR)",
+                null_bigint=null_bigint,
+                null_bool=null_bool,
+                null_int=null_int,
+                types=f" AND m.{_PG_TYPES if pg else _SQLITE_TYPES}" if with_types else "",
+            )
+        )
     if pg:
         ctes.append(_PG_ANCHORS)
         neighbour_filters = ""
@@ -267,6 +319,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         column("anchor_id", BigInteger()),
         column("before", Boolean()),
         column("cutoff", Integer()),
+        column("via", BigInteger()),
     )
 
 
@@ -283,6 +336,9 @@ class Bm25Query:
     types: Sequence[str] = ()
     current_only: bool = False
     around: AroundHits | None = None  # the hits that lend their neighbours, if any
+    # With ``current_only``: how many of the best superseded matches lend their score to
+    # the current memory that replaced them.
+    successors: int = 0
     # A term is read up to max(term_postings, term_share × the user's memories) postings,
     # its shortest memories' (the default reads every term whole).
     term_postings: int = LONGEST
@@ -301,6 +357,8 @@ def bm25_parameters(dialect: str, q: Bm25Query) -> dict[str, Any]:
         "term_postings": q.term_postings,
         "term_share": q.term_share,
     }
+    if q.current_only:
+        params["successors"] = q.successors
     if dialect == "postgresql":
         params["terms"] = list(q.field_weights)
         params["field_weights"] = [float(w) for w in q.field_weights.values()]

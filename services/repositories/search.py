@@ -60,6 +60,9 @@ class Bm25Result:
     # The terms read only up to a document length (pruned: Bm25Query.term_postings and
     # term_share): a memory longer than its term's cutoff got nothing for that term.
     term_cutoffs: dict[str, int] = field(default_factory=dict)
+    # Bm25Query.successors: (a superseded match's score, its id, the current memory that
+    # replaced it), best first.
+    successors: list[tuple[float, int, MemorySketch]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,9 @@ class SearchRepository:
         cutoffs: dict[str, int] = {}
         avg_doc_length = 0.0
         around: list[tuple[int, bool, MemorySketch]] = []
+        successors: list[tuple[float, int, MemorySketch]] = []
         for row in rows:
-            mid, score, content, importance, created, source, kind, term, anchor, before, cut = row
+            mid, score, text, importance, at, source, kind, term, anchor, before, cut, via = row
             if mid is None:  # the statistics
                 if term is None:
                     avg_doc_length = float(score)
@@ -180,14 +184,17 @@ class SearchRepository:
                     if cut is not None:
                         cutoffs[str(term)] = int(cut)
                 continue
-            sketch = MemorySketch(int(mid), content, importance, created, source, kind)
-            if anchor is None:
+            sketch = MemorySketch(int(mid), text, importance, at, source, kind)
+            if via is not None:
+                successors.append((float(score), int(via), sketch))
+            elif anchor is None:
                 found.append((float(score), sketch))
             else:
                 around.append((int(anchor), bool(before), sketch))
         found.sort(key=lambda pair: (-pair[0], -pair[1].id))
+        successors.sort(key=lambda s: (-s[0], -s[1]))
         neighbours = await self._neighbours(query, found, around)
-        return Bm25Result(found, weights, avg_doc_length, neighbours, cutoffs)
+        return Bm25Result(found, weights, avg_doc_length, neighbours, cutoffs, successors)
 
     async def _neighbours(
         self,

@@ -47,6 +47,21 @@ async def test_a_newer_fact_supersedes_the_older(client: httpx.AsyncClient) -> N
     assert by_id == {beijing["id"]: shanghai["id"], shanghai["id"]: None}
 
 
+async def test_a_question_worded_like_the_old_fact_gets_the_current_one(
+    client: httpx.AsyncClient,
+) -> None:
+    beijing = await remember(client, "alice", "我住在北京")
+    shanghai = await remember(client, "alice", "我搬到上海了")
+    hits = await recall(client, "alice", "我住在哪里", explain=True)
+    assert _ids(hits) == [shanghai["id"]]
+    relevance = hits[0]["explanation"]["relevance"]
+    assert relevance["superseded_match"] == beijing["id"]
+    assert {t["term"] for t in relevance["matched_terms"]} >= {"住", "~住在"}
+    # Counted as recalled: the answer, not the superseded match.
+    assert (await fetch(client, "alice", shanghai["id"]))["recall_count"] == 1
+    assert (await fetch(client, "alice", beijing["id"]))["recall_count"] == 0
+
+
 async def test_batch_in_order_and_admin_sees_everything(client: httpx.AsyncClient) -> None:
     items = [{"content": c} for c in ["My manager is Ann", "My new manager is Bo"]]
     stored = body(await client.post(f"{memories_url('bob')}/batch", json={"items": items}), 200)
