@@ -115,12 +115,23 @@ def text_features(content: str) -> TextFeatures:
 
 
 def phrase_score(phrases: QueryPhrases, features: TextFeatures) -> float:
-    """Share of the query's phrase weight found in a candidate."""
+    """Share of the query's phrase weight found in a candidate.
+
+    Plain loops, not ``sum`` over generators: this runs for every candidate (200) of a
+    query with phrases, and the generators were most of its cost (102 bench queries'
+    candidate pools at 10k memories: 0.28 → 0.16 ms per recall, same values; issue 5).
+    """
     total = phrases.total_weight
     if total <= 0:
         return 0.0
-    found = QUOTED_WEIGHT * sum(q in features.folded for q in phrases.quoted)
+    folded = features.folded
+    found = 0.0
+    for quoted in phrases.quoted:
+        if quoted in folded:
+            found += QUOTED_WEIGHT
     if phrases.word_pairs:
         found += len(phrases.word_pairs.intersection(itertools.pairwise(features.stems)))
-    found += sum(g in features.folded for g in phrases.han_grams)
+    for gram in phrases.han_grams:
+        if gram in folded:
+            found += 1.0
     return found / total
