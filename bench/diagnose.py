@@ -9,7 +9,9 @@ measurement does, and splits every recall's wall time into
   server's work and the driver's decoding of the rows), labelled by what it reads;
 - everything else: ranking in Python, SQLAlchemy's statement handling, the connection.
 
-It prints the medians per recall, and the slowest queries with their split. Earlier
+It prints the medians per recall, and the slowest queries with their split. Then it
+replays the recalls' BM25 statements alone beside the floor (bench/recall_bounds.py):
+the least any recall of these queries could cost. Earlier
 sessions rebuilt this as scratch scripts each time (issue 5); the numbers in their
 closing notes came from such scripts.
 """
@@ -32,6 +34,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bench.config import NOW, BenchClock
+from bench.recall_bounds import Bounds, measure_bounds
 from bench.runner import DEFAULT_SEED
 from bench.scenarios import TOP_K
 from bench.scratch import bench_queries, scratch_tenant
@@ -63,6 +66,7 @@ class Split:
     total: float = 0.0
     statements: dict[str, float] = field(default_factory=dict)
     calls: Counter[str] = field(default_factory=Counter)
+    bm25: tuple[str, Any] | None = None  # its BM25 statement's SQL and driver parameters
 
     @property
     def outside(self) -> float:
@@ -82,13 +86,15 @@ class StatementClock:
     def _before(self, _conn: Any, cursor: Any, *_args: Any) -> None:
         self._started[id(cursor)] = time.perf_counter()
 
-    def _after(self, _conn: Any, cursor: Any, sql: str, *_args: Any) -> None:
+    def _after(self, _conn: Any, cursor: Any, sql: str, params: Any, *_args: Any) -> None:
         started = self._started.pop(id(cursor), None)
         if self.current is not None and started is not None:
             label = statement_label(sql)
             spent = time.perf_counter() - started
             self.current.statements[label] = self.current.statements.get(label, 0.0) + spent
             self.current.calls[label] += 1
+            if label == "bm25":
+                self.current.bm25 = (sql, params)
 
     @contextmanager
     def recall(self) -> Iterator[Split]:
@@ -111,6 +117,7 @@ class Diagnosis:
     tenant: str
     memories: int
     splits: dict[str, list[Split]]
+    bounds: Bounds | None = None
 
     def medians_ms(self, splits: list[Split]) -> dict[str, float]:
         """Median milliseconds per recall: the total, each statement, and the rest."""
@@ -139,6 +146,8 @@ class Diagnosis:
             medians = self.medians_ms(self.splits[query])
             parts = ", ".join(f"{k} {v:.2f}" for k, v in medians.items() if k != "total")
             lines.append(f"  {medians['total']:7.2f}  {query!r}: {parts}")
+        if self.bounds is not None:
+            lines += ["", self.bounds.render()]
         return "\n".join(lines)
 
 
@@ -175,8 +184,10 @@ async def diagnose(
                 with clock.recall() as split:
                     await recall_and_track(db, service_for, user, query, TOP_K, track=False)
                 splits[query].append(split)
+        replayed = [runs[0].bm25 for runs in splits.values() if runs[0].bm25 is not None]
+        bounds = await measure_bounds(db, user, replayed, reps)
         memories = tenant.loaded.memories
-    return Diagnosis(backend, user, memories, splits)
+    return Diagnosis(backend, user, memories, splits, bounds)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -332,7 +332,8 @@ ranking in a reader, the counting of the hits in a unit of work of its own), and
 `httpx.ASGITransport`; queries come from the same vocabulary. Floor:
 `{FLOOR_RECALL_SQL.text}` in a reader (`Database.reader`, as recall ranks: autocommit
 on PostgreSQL). Ratio = p50 / floor p50. Where one tenant's recall time goes, statement
-by statement and outside the statements: `python -m bench.diagnose --tenant 10000`
+by statement and outside the statements, and the least a recall of its queries could cost
+(a reader and the BM25 statement, nothing else): `python -m bench.diagnose --tenant 10000`
 (bench/diagnose.py); what the pruning of common terms saves and changes:
 `python -m bench.pruning --tenant 100000` (bench/pruning.py).
 

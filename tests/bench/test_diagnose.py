@@ -37,6 +37,12 @@ async def test_every_recall_is_split_into_its_statements_and_the_rest(backend: s
     assert "bm25" in text
     assert OUTSIDE in text
     assert text.count("  '") == 2  # the two slowest queries
+    bounds = result.bounds
+    assert bounds is not None
+    assert min(bounds.floor, bounds.checkout) > 0
+    # A statement in a reader costs more than the reader; a whole recall more than both.
+    assert bounds.checkout < bounds.least_recall < medians["total"]
+    assert "a reader and the BM25 statement, nothing else" in text
 
 
 def test_the_command_line_prints_the_split(capsys: pytest.CaptureFixture[str]) -> None:

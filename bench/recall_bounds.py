@@ -1,0 +1,79 @@
+"""What a recall would cost if it did nothing but its one necessary statement.
+
+``python -m bench.diagnose`` replays, after its recalls, the BM25 statements they ran
+(as the driver's SQL, each in a reader of its own) next to the bench's recall floor and a
+reader that runs nothing. A recall must check out a reader and run its BM25 statement,
+so the two together bound from below what any recall of these queries can cost, whatever
+its Python does; the gap between that and the measured recall is everything else. Issue 5
+sets recall's p50 at 3× the floor: this says how much of that the statement leaves.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bench.scenarios import FLOOR_RECALL_SQL
+from services.db import Database
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Medians in milliseconds."""
+
+    floor: float  # the bench's floor: an indexed top 10 by importance, in a reader
+    checkout: float  # a reader checked out and returned, no statement
+    least_recall: float  # a reader and the BM25 statement (the driver's SQL), nothing else
+
+    def render(self) -> str:
+        """The bounds, and the least recall as a multiple of the floor."""
+        return "\n".join(
+            [
+                "bounds (median ms, replayed after the recalls, interleaved):",
+                f"  {'floor':<46} {self.floor:8.2f}",
+                f"  {'a reader alone':<46} {self.checkout:8.2f}",
+                f"  {'a reader and the BM25 statement, nothing else':<46}"
+                f" {self.least_recall:8.2f}  {self.least_recall / self.floor:5.2f}x the floor",
+            ]
+        )
+
+
+async def measure_bounds(
+    db: Database, user: str, statements: Sequence[tuple[str, Any]], reps: int
+) -> Bounds:
+    """Replay ``statements`` (SQL and driver parameters, as the cursor events saw them)
+    ``reps`` times each, every one beside a floor query and an empty reader."""
+
+    async def floor() -> None:
+        async with db.reader() as session:
+            (await session.execute(FLOOR_RECALL_SQL, {"u": user})).all()
+
+    async def checkout() -> None:
+        async with db.reader() as session:
+            await session.connection()
+
+    names = ["floor", "checkout", "reader and bm25"]
+    times: dict[str, list[float]] = {name: [] for name in names}
+
+    async def timed(name: str, sql: str, params: Any) -> None:
+        start = time.perf_counter()
+        if name == "floor":
+            await floor()
+        elif name == "checkout":
+            await checkout()
+        else:
+            async with db.reader() as session:
+                connection = await session.connection()
+                (await connection.exec_driver_sql(sql, params)).all()
+        times[name].append(time.perf_counter() - start)
+
+    await floor()  # warm the pool
+    for rep in range(reps):
+        for i, (sql, params) in enumerate(statements):
+            turn = (i + rep) % len(names)  # each goes first as often as the others
+            for name in names[turn:] + names[:turn]:
+                await timed(name, sql, params)
+    return Bounds(*(statistics.median(times[name]) * 1000 for name in names))
