@@ -47,33 +47,27 @@ async def measure_bounds(
     """Replay ``statements`` (SQL and driver parameters, as the cursor events saw them)
     ``reps`` times each, every one beside a floor query and an empty reader."""
 
-    async def floor() -> None:
+    async def floor(_sql: str, _params: Any) -> None:
         async with db.reader() as session:
             (await session.execute(FLOOR_RECALL_SQL, {"u": user})).all()
 
-    async def checkout() -> None:
+    async def checkout(_sql: str, _params: Any) -> None:
         async with db.reader() as session:
             await session.connection()
 
-    names = ["floor", "checkout", "reader and bm25"]
-    times: dict[str, list[float]] = {name: [] for name in names}
+    async def statement(sql: str, params: Any) -> None:
+        async with db.reader() as session:
+            connection = await session.connection()
+            (await connection.exec_driver_sql(sql, params)).all()
 
-    async def timed(name: str, sql: str, params: Any) -> None:
-        start = time.perf_counter()
-        if name == "floor":
-            await floor()
-        elif name == "checkout":
-            await checkout()
-        else:
-            async with db.reader() as session:
-                connection = await session.connection()
-                (await connection.exec_driver_sql(sql, params)).all()
-        times[name].append(time.perf_counter() - start)
-
-    await floor()  # warm the pool
+    runs = [floor, checkout, statement]  # in the order of Bounds' fields
+    times: list[list[float]] = [[] for _ in runs]
+    await floor("", None)  # warm the pool
     for rep in range(reps):
         for i, (sql, params) in enumerate(statements):
-            turn = (i + rep) % len(names)  # each goes first as often as the others
-            for name in names[turn:] + names[:turn]:
-                await timed(name, sql, params)
-    return Bounds(*(statistics.median(times[name]) * 1000 for name in names))
+            turn = (i + rep) % len(runs)  # each goes first as often as the others
+            for k in [*range(turn, len(runs)), *range(turn)]:
+                start = time.perf_counter()
+                await runs[k](sql, params)
+                times[k].append(time.perf_counter() - start)
+    return Bounds(*(statistics.median(spent) * 1000 for spent in times))

@@ -80,7 +80,7 @@ def explain_fused(
     avg_doc_length: float,
     settings: Settings,
     term_cutoffs: Mapping[str, int],
-    superseded_match: int | None = None,
+    superseded_match: int | None,
 ) -> dict[str, Any]:
     """A ranked hit: query type, time expression, every signal, terms and components.
 

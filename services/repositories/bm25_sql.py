@@ -213,7 +213,7 @@ successors AS (
     ORDER BY c.created_at DESC, c.id DESC LIMIT 1), h.superseded_by_id) AS id
   FROM superseded_hits AS h)"""
 _SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at, m.source,
-    m.memory_type, {null_text}, {null_bigint}, {null_bool}, {null_int}, c.origin
+    m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool}, {null_int}, c.origin
 FROM successors AS c JOIN user_memories AS m ON m.id = c.id
 WHERE m.user_id = :user_id AND m.superseded_by_id IS NULL{types}"""
 
@@ -290,7 +290,6 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     if current_only:
         parts.append(
             _SUCCESSORS.format(
-                null_text="CAST(NULL AS VARCHAR)",
                 null_bigint=null_bigint,
                 null_bool=null_bool,
                 null_int=null_int,

@@ -2,7 +2,7 @@
 
 A ``text()`` statement executed through SQLAlchemy is looked up in the compiled cache,
 has its parameters processed and every result value passed through its column type's
-processor. For recall's BM25 statement (about 210 rows of 11 columns a recall) that cost
+processor. For recall's BM25 statement (about 210 rows of 12 columns a recall) that cost
 about 0.5 ms of a 6-7 ms recall at 10k memories per user: the same statement and
 parameters took 2.81 ms through ``session.execute`` and 2.32 ms through
 ``exec_driver_sql``, p50 of 450 in one process, alternating (issue 5).
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Dialect, Insert, Row, Update
+from sqlalchemy import Dialect, Insert, Result, Row, Update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.selectable import TextualSelect
@@ -69,21 +69,14 @@ def driver_statement(statement: FixedStatement, dialect: Dialect) -> DriverState
 async def fetch_all(
     session: AsyncSession, statement: FixedStatement, params: Mapping[str, Any]
 ) -> Rows:
-    """Every row of a fixed statement: as the driver's SQL on PostgreSQL, through
-    ``session.execute`` elsewhere (see the module docstring)."""
-    connection = await session.connection()
-    dialect = connection.dialect
-    if dialect.name != "postgresql":
-        return (await session.execute(statement, params)).all()
-    prepared = driver_statement(statement, dialect)
-    result = await connection.exec_driver_sql(prepared.sql, prepared.bind(params))
-    return result.all()
+    """Every row of a fixed statement (see the module docstring)."""
+    return (await _run(session, statement, params)).all()
 
 
 async def execute(
     session: AsyncSession, statement: FixedStatement, params: Mapping[str, Any]
 ) -> None:
-    """Run a fixed INSERT or UPDATE built once, as the driver's SQL on PostgreSQL.
+    """Run a fixed INSERT or UPDATE built once.
 
     Only for statements the ORM has nothing to do with: a Core UPDATE of the table, or
     an ORM one with ``synchronize_session=False``, whose rows are read back with
@@ -92,10 +85,16 @@ async def execute(
     they are). Every tracked recall runs three such statements, and ``session.execute``
     cost about 0.5 ms of Python each over the statement itself (issue 5).
     """
+    await _run(session, statement, params)
+
+
+async def _run(
+    session: AsyncSession, statement: FixedStatement, params: Mapping[str, Any]
+) -> Result[Any]:
+    """As the driver's SQL on PostgreSQL, through ``session.execute`` elsewhere."""
     connection = await session.connection()
     dialect = connection.dialect
     if dialect.name != "postgresql":
-        await session.execute(statement, params)
-        return
+        return await session.execute(statement, params)
     prepared = driver_statement(statement, dialect)
-    await connection.exec_driver_sql(prepared.sql, prepared.bind(params))
+    return await connection.exec_driver_sql(prepared.sql, prepared.bind(params))
