@@ -151,6 +151,20 @@ class Database:
             await session.connection(execution_options=options)
             yield session
 
+    @asynccontextmanager
+    async def one_statement(self) -> AsyncIterator[AsyncSession]:
+        """A unit of work whose writes are a single statement (a tracked recall's count).
+
+        On PostgreSQL it runs in autocommit: a statement is atomic by itself, and BEGIN
+        and COMMIT are a round trip each (issue 5). Elsewhere, or on a Database bound
+        to one connection (the tests' rolled-back one), an ordinary unit of work: on
+        SQLite the write still needs BEGIN IMMEDIATE's lock.
+        """
+        async with self.sessionmaker() as session, session.begin():
+            if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
+                await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+            yield session
+
     async def dispose(self) -> None:
         """Close every pooled connection."""
         await self.engine.dispose()

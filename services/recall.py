@@ -58,7 +58,7 @@ from services.ranking.signals import (
 from services.ranking.understanding import QueryUnderstanding, understand
 from services.relevance import field_weights
 from services.repositories.bm25_sql import Bm25Query
-from services.repositories.memories import MemoryRepository, MemorySketch
+from services.repositories.memories import MemoryRepository, MemorySketch, refresh_from_row
 from services.repositories.neighbours import AroundHits, Neighbour
 from services.repositories.search import SearchRepository
 from services.settings import Settings, SignalWeights
@@ -176,11 +176,22 @@ class RecallService:
         self, user_id: str, hits: list[RecallHit], now: datetime | None = None
     ) -> list[RecallHit]:
         """Count ``hits`` as recalled; the hits with their rows as the count left them
-        (a hit whose memory was deleted since it was ranked is left out)."""
+        (a hit whose memory was deleted since it was ranked is left out).
+
+        On PostgreSQL this is one statement (MemoryRepository.count_recalls), so the
+        caller may run it in autocommit (``Database.one_statement``).
+        """
         if not hits:
             return hits
+        at = self.clock() if now is None else now
         ids = [h.memory.id for h in hits]
-        await self.track(user_id, ids, now)
+        if self.memories.dialect == "postgresql":
+            rows = await self.memories.count_recalls(self.settings, user_id, ids, at)
+            for h in hits:
+                if h.memory.id in rows:
+                    refresh_from_row(h.memory, rows[h.memory.id])
+            return [h for h in hits if h.memory.id in rows]
+        await self.track(user_id, ids, at)
         fresh = await self.memories.get_many(user_id, ids)
         return [
             dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits if h.memory.id in fresh
@@ -192,6 +203,9 @@ class RecallService:
         if not ids:
             return
         at = self.clock() if now is None else now
+        if self.memories.dialect == "postgresql":
+            await self.memories.count_recalls(self.settings, user_id, ids, at)
+            return
         await self.frequency.record_recalls(user_id, ids, at)
         await self.memories.rescore(self.settings, at, user_id, ids, "recall")
 

@@ -10,7 +10,8 @@ and the hits' rescoring, a few milliseconds) takes the lock, in a unit of work o
 
 What changes for the caller: the counting is a transaction of its own, after the ranking,
 so a memory deleted in between is counted by nobody and left out of the answer. On
-PostgreSQL, where readers never queued, the split costs one more BEGIN/COMMIT.
+PostgreSQL, where readers never queued, the counting is one statement run in autocommit
+(``Database.one_statement``), so the split costs no BEGIN/COMMIT either.
 """
 
 from __future__ import annotations
@@ -48,5 +49,5 @@ async def recall_and_track(
         )
     if not track or not hits:
         return hits
-    async with db.unit_of_work() as session:
+    async with db.one_statement() as session:
         return await service_for(session).track_hits(user_id, hits)

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Dialect, Insert, Result, Row, Update
+from sqlalchemy import Dialect, Insert, Result, Row, Select, Update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.selectable import TextualSelect
 
-FixedStatement = TextClause | TextualSelect | Insert | Update
+FixedStatement = TextClause | TextualSelect | Select[Any] | Insert | Update
 Rows = Sequence[Row[*tuple[Any, ...]]]
 
 

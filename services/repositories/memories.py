@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from sqlalchemy import (
+    Row,
     Select,
     String,
     Table,
@@ -20,11 +21,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.repositories import driver_sql, scoring_sql
 from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
+from services.repositories.recall_count_sql import COUNTED_COLUMNS, counted_recall
 from services.settings import Settings
 
 Order = Literal["importance", "recent"]
@@ -227,6 +230,18 @@ class MemoryRepository:
             params = {"counted_user": user_id, "counted_ids": chunk, "counted_at": now}
             await driver_sql.execute(self.session, statement, params)
 
+    async def count_recalls(
+        self, settings: Settings, user_id: str, ids: Sequence[int], now: datetime
+    ) -> dict[int, Row[Any]]:
+        """PostgreSQL: :meth:`record_recalls` and :meth:`rescore` (reason ``recall``) of
+        these memories as one statement (services/repositories/recall_count_sql.py):
+        by id, what the count wrote (``COUNTED_COLUMNS``), for :func:`refresh_from_row`."""
+        if not ids:
+            return {}
+        params = {"counted_user": user_id, "counted_ids": sorted(set(ids)), "counted_at": now}
+        rows = await driver_sql.fetch_all(self.session, counted_recall(settings), params)
+        return {row.id: row for row in rows}
+
     async def lock_in_id_order(self, where: ColumnElement[bool]) -> None:
         """Row-lock the matching memories in id order before updating them (PostgreSQL).
 
@@ -350,3 +365,10 @@ def _recall_count_statement(dialect: str) -> Update:
             last_recalled_at=bindparam("counted_at", type_=t.last_recalled_at.type),
         )
     )
+
+
+def refresh_from_row(memory: UserMemory, row: Row[Any]) -> None:
+    """Give ``memory`` what :meth:`MemoryRepository.count_recalls` wrote, as if loaded
+    (not dirty)."""
+    for name in COUNTED_COLUMNS:
+        set_committed_value(memory, name, getattr(row, name))

@@ -8,12 +8,14 @@ number as ``0.5 ** (days / H)`` in the pure scorer.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
     Float,
+    Insert,
     Select,
     String,
     and_,
@@ -26,6 +28,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, UserMemory, UTCDateTime
@@ -62,6 +65,81 @@ def _last_activity() -> ColumnElement[Any]:
     )
 
 
+@dataclass(frozen=True)
+class ScoringInputs:
+    """The row values seed 002's components read, as SQL: a row's own columns by default,
+    or the values a change is about to write (a recall counted: services/repositories/
+    recall_count_sql.py)."""
+
+    frequency_count: SQLExpr
+    last_activity: SQLExpr
+    created_at: SQLExpr
+    emotion_score: SQLExpr
+    associated_count: SQLExpr
+
+
+def stored_inputs() -> ScoringInputs:
+    """The components' inputs as the rows hold them."""
+    m = UserMemory
+    return ScoringInputs(
+        m.frequency_count, _last_activity(), m.created_at, m.emotion_score, m.associated_count
+    )
+
+
+def components(
+    settings: Settings, now: ColumnElement[Any], inputs: ScoringInputs
+) -> dict[str, ColumnElement[Any]]:
+    """The four components (``frequency``, ``recency``, ``emotion``, ``impact``) as SQL."""
+    s = settings
+    count_ratio = inputs.frequency_count * _num(1.0 / s.frequency_threshold)
+    frequency = case((count_ratio > 1.0, _num(1.0)), else_=count_ratio) * _decay(
+        days_since(now, inputs.last_activity), s.frequency_half_life_days
+    )
+    raw_recency = _decay(days_since(now, inputs.created_at), s.recency_half_life_days)
+    recency = case(
+        (
+            and_(
+                inputs.emotion_score >= s.emotion_floor_min_weight,
+                raw_recency < s.emotion_recency_floor,
+            ),
+            _num(s.emotion_recency_floor),
+        ),
+        else_=raw_recency,
+    )
+    impact_ratio = inputs.associated_count * _num(1.0 / s.impact_threshold)
+    impact = case((impact_ratio > 1.0, _num(1.0)), else_=impact_ratio)
+    emotion = _clamp01(inputs.emotion_score)
+    return {"frequency": frequency, "recency": recency, "emotion": emotion, "impact": impact}
+
+
+def weighted(
+    settings: Settings, parts: Mapping[str, SQLExpr] | ReadOnlyColumnCollection[str, Any]
+) -> ColumnElement[Any]:
+    """The weighted sum of the components (by name: a mapping or a subquery's columns),
+    before clamping."""
+    s = settings
+    return (
+        parts["frequency"] * s.weight_frequency
+        + parts["recency"] * s.weight_recency
+        + parts["emotion"] * s.weight_emotion
+        + parts["impact"] * s.weight_impact
+    )
+
+
+def clamped(raw: SQLExpr) -> ColumnElement[Any]:
+    """The score: the weighted sum clamped to [0, 1]."""
+    return case((raw > 1.0, _num(1.0)), (raw < 0.0, _num(0.0)), else_=raw)
+
+
+def level_of(settings: Settings, score: SQLExpr) -> ColumnElement[Any]:
+    """``high``, ``medium`` or ``low`` for a score."""
+    return case(
+        (score >= settings.level_high, literal("high")),
+        (score >= settings.level_medium, literal("medium")),
+        else_=literal("low"),
+    )
+
+
 def scored_rows(
     settings: Settings, now: datetime | None, where: ColumnElement[bool]
 ) -> Select[Any]:
@@ -69,61 +147,28 @@ def scored_rows(
 
     ``now`` None leaves ``score_now`` to be bound at execution (:func:`ids_rescoring`).
     """
-    s = settings
     now_param = bindparam("score_now", now, type_=UTCDateTime())
-    count_ratio = UserMemory.frequency_count * _num(1.0 / s.frequency_threshold)
-    frequency = case((count_ratio > 1.0, _num(1.0)), else_=count_ratio) * _decay(
-        days_since(now_param, _last_activity()), s.frequency_half_life_days
-    )
-    raw_recency = _decay(days_since(now_param, UserMemory.created_at), s.recency_half_life_days)
-    recency = case(
-        (
-            and_(
-                UserMemory.emotion_score >= s.emotion_floor_min_weight,
-                raw_recency < s.emotion_recency_floor,
-            ),
-            _num(s.emotion_recency_floor),
-        ),
-        else_=raw_recency,
-    )
-    impact_ratio = UserMemory.associated_count * _num(1.0 / s.impact_threshold)
-    impact = case((impact_ratio > 1.0, _num(1.0)), else_=impact_ratio)
-    emotion = _clamp01(UserMemory.emotion_score)
+    parts = components(settings, now_param, stored_inputs())
     # OFFSET 0 keeps each step a subquery of its own: flattened, every reference to a
     # component or to the score would repeat its whole expression (exp, interval
     # arithmetic) about ten times per row, which made the rescoring UPDATE 3x the cost
     # of a bare UPDATE of the same rows on PostgreSQL.
-    components = (
-        select(
-            UserMemory.id.label("id"),
-            frequency.label("frequency"),
-            recency.label("recency"),
-            emotion.label("emotion"),
-            impact.label("impact"),
-        )
+    components_query = (
+        select(UserMemory.id.label("id"), *(expr.label(name) for name, expr in parts.items()))
         .where(where)
         .offset(0)
         .subquery("components")
     )
-    c = components.c
-    weighted = (
-        c.frequency * s.weight_frequency
-        + c.recency * s.weight_recency
-        + c.emotion * s.weight_emotion
-        + c.impact * s.weight_impact
-    )
+    c = components_query.c
     scored = (
-        select(c.id, c.frequency, c.recency, c.emotion, c.impact, weighted.label("raw"))
+        select(
+            c.id, c.frequency, c.recency, c.emotion, c.impact, weighted(settings, c).label("raw")
+        )
         .offset(0)
         .subquery("weighted")
     )
     w = scored.c
-    score = case((w.raw > 1.0, _num(1.0)), (w.raw < 0.0, _num(0.0)), else_=w.raw)
-    level = case(
-        (score >= s.level_high, literal("high")),
-        (score >= s.level_medium, literal("medium")),
-        else_=literal("low"),
-    )
+    score = clamped(w.raw)
     return select(
         w.id,
         w.frequency,
@@ -131,7 +176,7 @@ def scored_rows(
         w.emotion,
         w.impact,
         score.label("score"),
-        level.label("level"),
+        level_of(settings, score).label("level"),
     )
 
 
@@ -157,6 +202,12 @@ def history_insert(
         scored.c.emotion,
         scored.c.impact,
     ).where(UserMemory.id == scored.c.id, moved)
+    return history_from(rows)
+
+
+def history_from(rows: Select[Any]) -> Insert:
+    """INSERT the history rows ``rows`` selects: user, memory, when, why, score, level
+    and the four components, in that order."""
     h = MemoryScoreHistory
     return insert(h).from_select(
         [
@@ -208,7 +259,7 @@ def rescore_update(settings: Settings, now: datetime | None, where: ColumnElemen
 
 
 # The Settings fields the scoring SQL reads: the key of the built statements below.
-_SCORING_FIELDS = (
+SCORING_FIELDS = (
     "frequency_threshold",
     "frequency_half_life_days",
     "recency_half_life_days",
@@ -237,7 +288,7 @@ def ids_rescoring(settings: Settings, dialect: str) -> tuple[Any, Any]:
     Python five times what the database spent running them: profiled with pyinstrument
     over 100 ``track_hits`` of 10 hits on SQLite, 5.7 of 8.5 ms per call (issue 5).
     """
-    key = (dialect, *(getattr(settings, name) for name in _SCORING_FIELDS))
+    key = (dialect, *(getattr(settings, name) for name in SCORING_FIELDS))
     built = _BUILT.get(key)
     if built is None:
         ids = one_of_bound(dialect, UserMemory.id, "rescore_ids")

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import delete, text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from models import JobRun, MemoryUser, UserMemory
 from services.analysis import TextAnalyzer
@@ -16,7 +16,9 @@ from services.jobs import run_rescore
 from services.memory import MemoryService, NewMemory
 from services.recall import RecallService
 from services.repositories.dialect import RESCORE_LOCK_KEY
+from services.scoring import ImportanceScorer
 from services.settings import Settings
+from services.tracked_recall import recall_and_track
 from tests.conftest import FakeClock
 
 USER = "concurrency-user"
@@ -121,3 +123,43 @@ async def test_tracked_recalls_and_rescoring_do_not_deadlock(
     assert found == [10] * len(queries)
     # One run may be skipped (the other holds the replica lock); neither fails.
     assert {run.status for run in runs} <= {"succeeded", "skipped"}
+
+
+@pytest.mark.postgres_only
+async def test_twenty_concurrent_counts_in_autocommit_lose_nothing(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> None:
+    # recall_and_track counts in one statement in autocommit (Database.one_statement):
+    # the count is atomic and the score is computed from the row the count left.
+    # A threshold far above the counts keeps the frequency component from saturating,
+    # so a score computed from a stale count would show.
+    settings = settings.model_copy(update={"frequency_threshold": 100.0})
+    async with real_db.unit_of_work() as session:
+        service = MemoryService(session, settings, analyzer, clock)
+        for content in ("the spare key is under the blue flowerpot", "the spare tyre is flat"):
+            await service.add(USER, NewMemory(content=content))
+    clock.advance(days=3)
+
+    def service_for(session: AsyncSession) -> RecallService:
+        return RecallService(session, settings, analyzer, clock)
+
+    results = await asyncio.gather(
+        *(recall_and_track(real_db, service_for, USER, "spare", 2) for _ in range(20))
+    )
+    assert [len(hits) for hits in results] == [2] * 20
+    async with real_db.unit_of_work() as session:
+        page = await MemoryService(session, settings, analyzer, clock).list_page(USER)
+    scorer = ImportanceScorer(settings)
+    for memory in page.items:
+        assert memory.recall_count == 20
+        assert memory.frequency_count == 21
+        expected = scorer.breakdown(memory, clock.now)
+        assert memory.importance_score == pytest.approx(expected.score, abs=1e-6)
+        assert memory.frequency_score == pytest.approx(expected.frequency, abs=1e-6)
+    # Every count returned the row as it left it: each count value once, and the
+    # frequency component of that very count (last activity: now, so no decay).
+    returned = [h.memory for hits in results for h in hits]
+    assert sorted(m.recall_count for m in returned) == sorted(list(range(1, 21)) * 2)
+    for m in returned:
+        assert m.frequency_count == m.recall_count + 1
+        assert m.frequency_score == pytest.approx(m.frequency_count / 100.0, abs=1e-9)
