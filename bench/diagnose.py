@@ -11,7 +11,9 @@ measurement does, and splits every recall's wall time into
 
 It prints the medians per recall, and the slowest queries with their split. Then it
 replays the recalls' BM25 statements alone beside the floor (bench/recall_bounds.py):
-the least any recall of these queries could cost. Earlier
+the least any recall of these queries could cost. With ``--track`` the recalls are
+tracked, as a chat turn sends them (the bench's "tracked" column), and the counting's
+statements are split out too (``count``; on SQLite also ``history`` and ``rescore``). Earlier
 sessions rebuilt this as scratch scripts each time (issue 5); the numbers in their
 closing notes came from such scripts.
 """
@@ -44,6 +46,10 @@ from services.tracked_recall import recall_and_track
 
 # What a statement reads, by the tables it names, first match wins.
 _LABELS = (
+    # A tracked recall's counting: one statement on PostgreSQL, three on SQLite.
+    ("count", re.compile(r"^WITH counted\b|\brecall_count \+")),
+    ("history", re.compile(r"^INSERT INTO memory_score_history\b")),
+    ("rescore", re.compile(r"^UPDATE user_memories\b")),
     ("bm25", re.compile(r"\bmemory_terms\b")),
     ("neighbours", re.compile(r"\banchor_id\b")),
     ("memories", re.compile(r"\bFROM user_memories\b")),
@@ -118,6 +124,7 @@ class Diagnosis:
     memories: int
     splits: dict[str, list[Split]]
     bounds: Bounds | None = None
+    tracked: bool = False
 
     def medians_ms(self, splits: list[Split]) -> dict[str, float]:
         """Median milliseconds per recall: the total, each statement, and the rest."""
@@ -133,7 +140,8 @@ class Diagnosis:
         everything = [s for runs in self.splits.values() for s in runs]
         lines = [
             f"recall on {self.tenant} ({self.backend}, {self.memories:,} memories): "
-            f"{len(self.splits)} bench queries, {len(everything)} untracked recalls, "
+            f"{len(self.splits)} bench queries, {len(everything)} "
+            f"{'tracked' if self.tracked else 'untracked'} recalls, "
             f"top {TOP_K}; median ms per recall",
             *_rows(self.medians_ms(everything)),
             "",
@@ -167,8 +175,10 @@ async def diagnose(
     *,
     seed: int = DEFAULT_SEED,
     pg_server: str | None = None,
+    track: bool = False,
 ) -> Diagnosis:
-    """Load the bench's tenant of ``size`` memories and split ``queries`` × ``reps`` recalls."""
+    """Load the bench's tenant of ``size`` memories and split ``queries`` × ``reps`` recalls
+    (counted as recalled with ``track``: the tenant's counts and scores change)."""
     async with scratch_tenant(backend, size, seed, pg_server) as tenant:
         db, settings, analyzer, user = tenant.db, tenant.settings, tenant.analyzer, tenant.user
         clock = StatementClock(db)
@@ -182,12 +192,12 @@ async def diagnose(
         for _ in range(reps):
             for query in asked:
                 with clock.recall() as split:
-                    await recall_and_track(db, service_for, user, query, TOP_K, track=False)
+                    await recall_and_track(db, service_for, user, query, TOP_K, track=track)
                 splits[query].append(split)
         replayed = [runs[0].bm25 for runs in splits.values() if runs[0].bm25 is not None]
         bounds = await measure_bounds(db, user, replayed, reps)
         memories = tenant.loaded.memories
-    return Diagnosis(backend, user, memories, splits, bounds)
+    return Diagnosis(backend, user, memories, splits, bounds, track)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,9 +212,19 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="PostgreSQL server URL (default: $BENCH_DATABASE_URL or the local server)",
     )
+    parser.add_argument(
+        "--track", action="store_true", help="count the recalls, as a chat turn's recall does"
+    )
     args = parser.parse_args(argv)
     result = asyncio.run(
-        diagnose(args.backend, args.tenant, args.queries, args.reps, pg_server=args.pg_url)
+        diagnose(
+            args.backend,
+            args.tenant,
+            args.queries,
+            args.reps,
+            pg_server=args.pg_url,
+            track=args.track,
+        )
     )
     print(result.render())
     return 0

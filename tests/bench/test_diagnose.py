@@ -15,6 +15,13 @@ def test_statements_are_labelled_by_what_they_read() -> None:
     assert statement_label("SELECT $1::BIGINT AS anchor_id, ...") == "neighbours"
     assert statement_label("SELECT user_memories.id FROM user_memories WHERE") == "memories"
     assert statement_label("SELECT   1\n  FROM  somewhere") == "SELECT 1 FROM somewhere"
+    assert statement_label("WITH counted AS \n(UPDATE user_memories SET ...") == "count"
+    assert (
+        statement_label("UPDATE user_memories SET recall_count=(user_memories.recall_count + ?)")
+        == "count"
+    )
+    assert statement_label("INSERT INTO memory_score_history (user_id) SELECT ...") == "history"
+    assert statement_label("UPDATE user_memories SET frequency_score=scored.frequency") == "rescore"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -43,6 +50,20 @@ async def test_every_recall_is_split_into_its_statements_and_the_rest(backend: s
     # A statement in a reader costs more than the reader; a whole recall more than both.
     assert bounds.checkout < bounds.least_recall < medians["total"]
     assert "a reader and the BM25 statement, nothing else" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_tracked_recalls_split_out_their_counting(backend: str) -> None:
+    result = await diagnose(
+        backend, 300, queries=3, reps=1, pg_server=postgres_server_url(), track=True
+    )
+    recalls = [s for runs in result.splits.values() for s in runs]
+    # PostgreSQL counts in one statement; SQLite in three, then reads the rows back.
+    counting = ("count", "history", "rescore")
+    expected = (1, 0, 0) if backend == "postgresql" else (1, 1, 1)
+    for split in recalls:
+        assert tuple(split.calls[label] for label in counting) == expected
+    assert f"{len(recalls)} tracked recalls" in result.render()
 
 
 def test_the_command_line_prints_the_split(capsys: pytest.CaptureFixture[str]) -> None:
