@@ -144,9 +144,7 @@ class Database:
         bound to one connection, as the tests' rolled-back one, reads in its transaction.)
         """
         async with self.sessionmaker() as session, session.begin():
-            options: dict[str, Any] = {_READER: True}
-            if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
-                options["isolation_level"] = "AUTOCOMMIT"
+            options: dict[str, Any] = {_READER: True, **self._autocommit(session)}
             # The options reach the connection before its BEGIN (or instead of it).
             await session.connection(execution_options=options)
             yield session
@@ -161,9 +159,16 @@ class Database:
         SQLite the write still needs BEGIN IMMEDIATE's lock.
         """
         async with self.sessionmaker() as session, session.begin():
-            if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
-                await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+            if options := self._autocommit(session):
+                await session.connection(execution_options=options)
             yield session
+
+    def _autocommit(self, session: AsyncSession) -> dict[str, Any]:
+        """The execution options of autocommit on PostgreSQL, unless the session is bound
+        to one connection (the tests' rolled-back one); none elsewhere."""
+        if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
+            return {"isolation_level": "AUTOCOMMIT"}
+        return {}
 
     async def dispose(self) -> None:
         """Close every pooled connection."""

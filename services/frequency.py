@@ -56,7 +56,8 @@ def _most_held(probe: tuple[list[str], int], holders: Mapping[str, set[int]]) ->
 
 
 class FrequencyTracker:
-    """Finds the memory a new statement repeats, and counts mentions and recalls atomically."""
+    """Finds the memory a new statement repeats, and counts mentions atomically (recalls are
+    counted by MemoryRepository.count_recalls)."""
 
     def __init__(
         self, memories: MemoryRepository, search: SearchRepository, settings: Settings
@@ -131,7 +132,3 @@ class FrequencyTracker:
     async def record_mention(self, memory: UserMemory, now: datetime, times: int = 1) -> None:
         """The user said it again (``times`` times): mention and frequency counts, in SQL."""
         await self.memories.record_mention(memory.user_id, memory.id, now, times)
-
-    async def record_recalls(self, user_id: str, ids: Sequence[int], now: datetime) -> None:
-        """Each recalled memory: recall_count and frequency_count +1, in SQL."""
-        await self.memories.record_recalls(user_id, ids, now)

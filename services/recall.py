@@ -40,7 +40,6 @@ from models import UserMemory
 from services.analysis import TextAnalyzer
 from services.clock import Clock
 from services.errors import InvalidInput
-from services.frequency import FrequencyTracker
 from services.ranking.continuity import Continuity, continuity_values
 from services.ranking.diversity import mmr_order
 from services.ranking.explanation import explain_fused, explain_importance_only
@@ -131,7 +130,6 @@ class RecallService:
         self.reranker = reranker
         self.memories = MemoryRepository(session)
         self.search = SearchRepository(session)
-        self.frequency = FrequencyTracker(self.memories, self.search, settings)
 
     async def recall_memories(
         self,
@@ -185,13 +183,12 @@ class RecallService:
             return hits
         at = self.clock() if now is None else now
         ids = [h.memory.id for h in hits]
-        if self.memories.dialect == "postgresql":
-            rows = await self.memories.count_recalls(self.settings, user_id, ids, at)
+        rows = await self.memories.count_recalls(self.settings, user_id, ids, at)
+        if rows is not None:
             for h in hits:
                 if h.memory.id in rows:
                     refresh_from_row(h.memory, rows[h.memory.id])
             return [h for h in hits if h.memory.id in rows]
-        await self.track(user_id, ids, at)
         fresh = await self.memories.get_many(user_id, ids)
         return [
             dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits if h.memory.id in fresh
@@ -203,11 +200,7 @@ class RecallService:
         if not ids:
             return
         at = self.clock() if now is None else now
-        if self.memories.dialect == "postgresql":
-            await self.memories.count_recalls(self.settings, user_id, ids, at)
-            return
-        await self.frequency.record_recalls(user_id, ids, at)
-        await self.memories.rescore(self.settings, at, user_id, ids, "recall")
+        await self.memories.count_recalls(self.settings, user_id, ids, at)
 
     async def _by_importance(
         self, user_id: str, top_k: int, types: Sequence[str], current_only: bool

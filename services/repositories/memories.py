@@ -232,10 +232,18 @@ class MemoryRepository:
 
     async def count_recalls(
         self, settings: Settings, user_id: str, ids: Sequence[int], now: datetime
-    ) -> dict[int, Row[Any]]:
-        """PostgreSQL: :meth:`record_recalls` and :meth:`rescore` (reason ``recall``) of
-        these memories as one statement (services/repositories/recall_count_sql.py):
-        by id, what the count wrote (``COUNTED_COLUMNS``), for :func:`refresh_from_row`."""
+    ) -> dict[int, Row[Any]] | None:
+        """:meth:`record_recalls` and :meth:`rescore` (reason ``recall``) of these memories.
+
+        On PostgreSQL one statement (services/repositories/recall_count_sql.py), which
+        returns by id what the count wrote (``COUNTED_COLUMNS``, for
+        :func:`refresh_from_row`). On SQLite the statements one by one, and None: a
+        caller that needs the rows reads them back.
+        """
+        if self.dialect != "postgresql":
+            await self.record_recalls(user_id, ids, now)
+            await self.rescore(settings, now, user_id, ids, "recall")
+            return None
         if not ids:
             return {}
         params = {"counted_user": user_id, "counted_ids": sorted(set(ids)), "counted_at": now}

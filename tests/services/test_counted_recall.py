@@ -84,6 +84,7 @@ async def test_one_statement_writes_what_the_statements_one_by_one_write(
                 ids = list((await session.scalars(mine)).all())
                 if user == one:
                     counted = await memories.count_recalls(settings, user, ids, clock.now)
+                    assert counted is not None  # PostgreSQL returns what it wrote
                     assert sorted(counted) == sorted(ids)
                 else:
                     await memories.record_recalls(user, ids, clock.now)
