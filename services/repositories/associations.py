@@ -6,12 +6,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryAssociation, UserMemory
+from services.repositories import driver_sql, write_sql
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
+from services.repositories.dialect import dialect_of
 
 
 class AssociationRepository:
@@ -121,26 +123,15 @@ class AssociationRepository:
 
     async def refresh_counts(self, user_id: str, ids: Sequence[int]) -> None:
         """Set associated_count from the links for these memories of one user."""
+        statement = write_sql.refresh_link_counts(dialect_of(self.session))
         for start in range(0, len(ids), ROWS_PER_INSERT):
-            chunk = ids[start : start + ROWS_PER_INSERT]
-            await self.refresh_range(and_(UserMemory.user_id == user_id, UserMemory.id.in_(chunk)))
+            params = {"owner": user_id, "ids": list(ids[start : start + ROWS_PER_INSERT])}
+            await driver_sql.execute(self.session, statement, params)
 
     async def refresh_range(self, where: ColumnElement[bool]) -> None:
-        """Set associated_count from the links for every memory matching ``where``."""
-        a = MemoryAssociation
-        # Two index-served counts instead of one OR, which neither index can serve.
-        as_first = (
-            select(func.count())
-            .where(a.user_id == UserMemory.user_id, a.memory_id_a == UserMemory.id)
-            .scalar_subquery()
-        )
-        as_second = (
-            select(func.count())
-            .where(a.user_id == UserMemory.user_id, a.memory_id_b == UserMemory.id)
-            .scalar_subquery()
-        )
-        count = as_first + as_second
-        # Only rows whose count changed are written: most refreshes change nothing.
+        """Set associated_count from the links for every memory matching ``where``;
+        only rows whose count changed are written (most refreshes change nothing)."""
+        count = write_sql.link_count()
         await self.session.execute(
             update(UserMemory)
             .where(where, UserMemory.associated_count != count)

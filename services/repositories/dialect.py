@@ -64,7 +64,12 @@ def dialect_of(session: AsyncSession) -> str:
 
 def upsert_insert(session: AsyncSession) -> Any:
     """The dialect's ``insert`` construct, which has ``on_conflict_do_*`` on both."""
-    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    return upsert_construct(session.get_bind().dialect.name)
+
+
+def upsert_construct(dialect: str) -> Any:
+    """:func:`upsert_insert` by dialect name (for statements built once per dialect)."""
+    return pg_insert if dialect == "postgresql" else sqlite_insert
 
 
 class days_since(FunctionElement[float]):  # noqa: N801 - reads like the SQL function it is

@@ -1,4 +1,5 @@
-"""Recall's fixed statements, sent as the driver's own SQL on PostgreSQL.
+"""Fixed statements (recall's, and the add path's), sent as the driver's own SQL on
+PostgreSQL.
 
 A ``text()`` statement executed through SQLAlchemy is looked up in the compiled cache,
 has its parameters processed and every result value passed through its column type's

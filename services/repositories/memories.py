@@ -25,7 +25,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
-from services.repositories import driver_sql, scoring_sql
+from services.repositories import driver_sql, scoring_sql, write_sql
 from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
 from services.repositories.recall_count_sql import COUNTED_COLUMNS, counted_recall
 from services.settings import Settings
@@ -113,12 +113,10 @@ class MemoryRepository:
         """The user's memories holding any of these normalized contents, by hash."""
         found: dict[str, UserMemory] = {}
         unique = sorted(set(hashes))
+        statement = write_sql.by_hashes(self.dialect)
         for start in range(0, len(unique), IDS_PER_STATEMENT):
-            result = await self.session.execute(
-                self._scoped(user_id).where(
-                    UserMemory.content_hash.in_(unique[start : start + IDS_PER_STATEMENT])
-                )
-            )
+            params = {"owner": user_id, "hashes": unique[start : start + IDS_PER_STATEMENT]}
+            result = await self.session.execute(statement, params)
             found.update((m.content_hash, m) for m in result.scalars())
         return found
 
@@ -202,18 +200,10 @@ class MemoryRepository:
     async def record_mention(
         self, user_id: str, memory_id: int, now: datetime, times: int = 1
     ) -> None:
-        """Atomic +times: the user said this again."""
-        await self.session.execute(
-            update(UserMemory)
-            .where(UserMemory.user_id == user_id, UserMemory.id == memory_id)
-            .values(
-                mention_count=UserMemory.mention_count + times,
-                frequency_count=UserMemory.frequency_count + times,
-                last_mentioned_at=now,
-                updated_at=now,
-            )
-            .execution_options(synchronize_session=False)
-        )
+        """Atomic +times: the user said this again (a Core UPDATE: a loaded memory is
+        stale until read back, as :meth:`get_many` does)."""
+        params = {"owner": user_id, "memory_id": memory_id, "times": times, "at": now}
+        await driver_sql.execute(self.session, write_sql.record_mention(), params)
 
     async def record_recalls(self, user_id: str, ids: Sequence[int], now: datetime) -> None:
         """Atomic +1 for every recalled memory: concurrent recalls lose no count.
@@ -300,23 +290,8 @@ class MemoryRepository:
 
     async def bump_user(self, user_id: str, now: datetime, count: int, length: int) -> None:
         """Atomically add to the user's memory count and total indexed length."""
-        make_insert = upsert_insert(self.session)
-        stmt = make_insert(MemoryUser).values(
-            user_id=user_id,
-            memory_count=count,
-            total_doc_length=length,
-            created_at=now,
-            updated_at=now,
-        )
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[MemoryUser.user_id],
-            set_={
-                "memory_count": MemoryUser.memory_count + count,
-                "total_doc_length": MemoryUser.total_doc_length + length,
-                "updated_at": now,
-            },
-        )
-        await self.session.execute(stmt)
+        params = {"owner": user_id, "count": count, "length": length, "at": now}
+        await driver_sql.execute(self.session, write_sql.bump_user(self.dialect), params)
 
     async def user_stats(self, user_id: str) -> MemoryUser | None:
         """The user's aggregates (None before their first memory)."""

@@ -9,7 +9,6 @@ from typing import Any
 
 from sqlalchemy import (
     delete,
-    func,
     insert,
     select,
     update,
@@ -17,10 +16,10 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryTerm, MemoryTermStat, MemoryTopic
+from services.repositories import driver_sql, write_sql
 from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
 from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
-from services.repositories.dialect import dialect_of, group_key, one_of, upsert_insert
-from services.repositories.driver_sql import fetch_all
+from services.repositories.dialect import dialect_of, one_of
 from services.repositories.memories import MemorySketch
 from services.repositories.neighbours import Neighbour, NeighbourRepository, neighbours_from_rows
 from services.repositories.statistics_sql import (
@@ -111,15 +110,16 @@ class SearchRepository:
         """
         if not counts:
             return
-        make_insert = upsert_insert(self.session)
-        st = MemoryTermStat.__table__.c
-        rows = [{"user_id": user_id, "term": t, "df": counts[t]} for t in sorted(counts)]
-        for start in range(0, len(rows), ROWS_PER_INSERT):
-            stmt = make_insert(MemoryTermStat.__table__)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[st.user_id, st.term], set_={"df": st.df + stmt.excluded.df}
-            )
-            await self.session.execute(stmt, rows[start : start + ROWS_PER_INSERT])
+        statement = write_sql.add_frequencies(self.dialect)
+        terms = sorted(counts)
+        for start in range(0, len(terms), ROWS_PER_INSERT):
+            chunk = terms[start : start + ROWS_PER_INSERT]
+            if self.dialect == "postgresql":
+                params = {"owner": user_id, "terms": chunk, "dfs": [counts[t] for t in chunk]}
+                await driver_sql.execute(self.session, statement, params)
+            else:
+                rows = [{"user_id": user_id, "term": t, "df": counts[t]} for t in chunk]
+                await self.session.execute(statement, rows)
 
     async def unindex(self, user_id: str, memory_id: int) -> None:
         """Remove a memory's postings, frequencies and topics (an edit or a delete)."""
@@ -152,7 +152,7 @@ class SearchRepository:
         statement = corpus_statistics_statement(self.dialect)
         params = corpus_statistics_parameters(self.dialect, user_id, terms)
         count, length, found = 0, 0, {}
-        for term, number, total in await self.session.execute(statement, params):
+        for term, number, total in await driver_sql.fetch_all(self.session, statement, params):
             if term is None:
                 count, length = int(number), int(total)
             else:
@@ -167,7 +167,9 @@ class SearchRepository:
         if not query.field_weights:
             return Bm25Result([], {}, 0.0)
         statement = bm25_statement(self.dialect, bool(query.types), query.current_only)
-        rows = await fetch_all(self.session, statement, bm25_parameters(self.dialect, query))
+        rows = await driver_sql.fetch_all(
+            self.session, statement, bm25_parameters(self.dialect, query)
+        )
         found: list[tuple[float, MemorySketch]] = []
         weights: dict[str, float] = {}
         cutoffs: dict[str, int] = {}
@@ -219,7 +221,7 @@ class SearchRepository:
 
     async def holders(self, terms: Collection[str], user_id: str) -> dict[str, set[int]]:
         """Per term, the user's memories holding it (its whole posting list)."""
-        return await self._group(user_id, MemoryTerm.term, MemoryTerm.memory_id, terms)
+        return await self._group(user_id, "term", terms)
 
     async def most_held(
         self, user_id: str, terms: Collection[str], need: int, limit: int
@@ -229,41 +231,27 @@ class SearchRepository:
         postings travel (for one text's near-duplicate candidates)."""
         if not terms:
             return []
-        t = MemoryTerm
-        memory_id = group_key(t.memory_id)
-        held = func.count()
-        result = await self.session.execute(
-            select(memory_id)
-            .where(t.user_id == user_id, one_of(self.dialect, t.term, list(terms)))
-            .group_by(memory_id)
-            .having(held >= need)
-            .order_by(held.desc(), memory_id.desc())
-            .limit(limit)
-        )
-        return [int(m) for m in result.scalars()]
+        params = {"owner": user_id, "terms": list(terms), "need": need, "limit": limit}
+        rows = await driver_sql.fetch_all(self.session, write_sql.most_held(self.dialect), params)
+        return [int(row[0]) for row in rows]
 
     async def term_sets(self, user_id: str, memory_ids: Collection[int]) -> dict[int, set[str]]:
         """Each memory's index terms (from the covering index on memory id)."""
-        return await self._group(user_id, MemoryTerm.memory_id, MemoryTerm.term, memory_ids)
+        return await self._group(user_id, "memory_id", memory_ids)
 
-    async def _group(
-        self, user_id: str, key: Any, value: Any, keys: Collection[Any]
-    ) -> dict[Any, set[Any]]:
-        """The user's postings whose ``key`` column is one of ``keys``: key → values."""
+    async def _group(self, user_id: str, key: str, keys: Collection[Any]) -> dict[Any, set[Any]]:
+        """The user's postings whose ``key`` column is one of ``keys``: key → the other
+        column's values (write_sql.grouped_postings)."""
         unique = sorted(keys)
+        statement = write_sql.grouped_postings(self.dialect, key)
         found: dict[Any, set[Any]] = {}
         for start in range(0, len(unique), ROWS_PER_INSERT):
-            where = (
-                MemoryTerm.user_id == user_id,
-                one_of(self.dialect, key, unique[start : start + ROWS_PER_INSERT]),
-            )
+            params = {"owner": user_id, "keys": unique[start : start + ROWS_PER_INSERT]}
+            rows = await driver_sql.fetch_all(self.session, statement, params)
             if self.dialect == "postgresql":
-                # One row and one array per key: asyncpg decodes the arrays in C, where a
-                # row per posting cost a Python tuple and a set insert each.
-                grouped = select(key, func.array_agg(value)).where(*where).group_by(key)
-                found.update((k, set(vs)) for k, vs in await self.session.execute(grouped))
+                found.update((k, set(vs)) for k, vs in rows)
             else:
-                for k, v in await self.session.execute(select(key, value).where(*where)):
+                for k, v in rows:
                     found.setdefault(k, set()).add(v)
         return found
 
@@ -312,7 +300,7 @@ class SearchRepository:
         found: dict[str, list[int]] = {}
         queries = newest_by_topic_queries(self.dialect, user_id, sorted(set(topics)), limit)
         for statement, params in queries:
-            for topic, memory_id in await self.session.execute(statement, params):
+            for topic, memory_id in await driver_sql.fetch_all(self.session, statement, params):
                 found.setdefault(str(topic), []).append(int(memory_id))
         return {topic: sorted(ids) for topic, ids in found.items()}
 
