@@ -30,7 +30,7 @@ router = APIRouter(
 )
 
 
-def _admin(state: StateDep, session: SessionDep) -> AdminService:
+async def _admin(state: StateDep, session: SessionDep) -> AdminService:
     return AdminService(session, state.settings)
 
 

@@ -24,7 +24,7 @@ class ListQuery:
     include_superseded: bool
 
 
-def list_query(
+async def list_query(
     order: Literal["importance", "recent"] = "importance",
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
