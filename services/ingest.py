@@ -123,6 +123,13 @@ class BatchIngest:
             else:
                 mentioned[target[1]] = mentioned.get(target[1], 0) + 1
                 _keep_emotion(next(m for m in stored.values() if m.id == target[1]), a)
+        # The user's row before any memory's: adds of one user then write one after the
+        # other. Otherwise one add held linked memories (locked by the link recount) while
+        # waiting for the row at bump_user, and another held the row while its fact
+        # corrector waited for one of those memories: a deadlock (issue 5, 32 tasks adding
+        # to and recalling from one user: 1-2 per 90 s). An upsert of nothing takes the
+        # lock and creates a new user's row.
+        await self.memories.bump_user(user_id, now, 0, 0)
         await self._insert(user_id, new, now, stored, mentioned)
         for memory_id, times in mentioned.items():
             await self.memories.record_mention(user_id, memory_id, now, times)

@@ -163,3 +163,39 @@ async def test_twenty_concurrent_counts_in_autocommit_lose_nothing(
     for m in returned:
         assert m.frequency_count == m.recall_count + 1
         assert m.frequency_score == pytest.approx(m.frequency_count / 100.0, abs=1e-9)
+
+
+@pytest.mark.postgres_only
+async def test_an_add_waiting_for_its_user_holds_no_memory(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> None:
+    # Adds of one user take the user's row before any memory's (services/ingest.py), so
+    # one add can never hold memories another needs while waiting for the user's row.
+    async with real_db.unit_of_work() as session:
+        service = MemoryService(session, settings, analyzer, clock)
+        for text_ in ("季度报告要在周五前交", "季度报告的数据还没整理", "季度报告让我很焦虑"):
+            await service.add(USER, NewMemory(content=text_))
+
+    async def add_linked() -> int:
+        async with real_db.unit_of_work() as session:
+            stored = await MemoryService(session, settings, analyzer, clock).add(
+                USER, NewMemory(content="季度报告终于写完了")
+            )
+            return stored.memory.associated_count
+
+    async with real_db.engine.connect() as other_writer:
+        held = "SELECT 1 FROM memory_users WHERE user_id = :u FOR UPDATE"
+        await other_writer.execute(text(held), {"u": USER})
+        adding = asyncio.create_task(add_linked())
+        await asyncio.sleep(0.5)
+        assert not adding.done()  # it waits for the user's row...
+        async with real_db.engine.connect() as probe:
+            # ...holding none of the memories it will link to and rescore.
+            locked = await probe.execute(
+                text("SELECT id FROM user_memories WHERE user_id = :u FOR UPDATE NOWAIT"),
+                {"u": USER},
+            )
+            assert len(locked.all()) == 3
+            await probe.rollback()
+        await other_writer.rollback()
+    assert await adding == 3  # linked to all three by their shared topic
