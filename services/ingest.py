@@ -127,9 +127,8 @@ class BatchIngest:
         # other. Otherwise one add held linked memories (locked by the link recount) while
         # waiting for the row at bump_user, and another held the row while its fact
         # corrector waited for one of those memories: a deadlock (issue 5, 32 tasks adding
-        # to and recalling from one user: 1-2 per 90 s). An upsert of nothing takes the
-        # lock and creates a new user's row.
-        await self.memories.bump_user(user_id, now, 0, 0)
+        # to and recalling from one user: 1-2 per 90 s).
+        await self.memories.lock_user(user_id, now)
         await self._insert(user_id, new, now, stored, mentioned)
         for memory_id, times in mentioned.items():
             await self.memories.record_mention(user_id, memory_id, now, times)

@@ -293,6 +293,11 @@ class MemoryRepository:
         params = {"owner": user_id, "count": count, "length": length, "at": now}
         await driver_sql.execute(self.session, write_sql.bump_user(self.dialect), params)
 
+    async def lock_user(self, user_id: str, now: datetime) -> None:
+        """Take the user's ``memory_users`` row lock for the rest of the transaction (and
+        create the row for a new user): :meth:`bump_user` of nothing."""
+        await self.bump_user(user_id, now, 0, 0)
+
     async def user_stats(self, user_id: str) -> MemoryUser | None:
         """The user's aggregates (None before their first memory)."""
         return await self.session.get(MemoryUser, user_id, populate_existing=True)
