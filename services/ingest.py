@@ -22,6 +22,7 @@ from services.frequency import FrequencyTracker
 from services.impact import newest_sharing
 from services.near_duplicates import TermSetIndex
 from services.repositories.associations import AssociationRepository
+from services.repositories.facts import FactRepository
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import Postings, SearchRepository
 from services.settings import Settings
@@ -67,12 +68,14 @@ class BatchIngest:
         memories: MemoryRepository,
         search: SearchRepository,
         links: AssociationRepository,
+        facts: FactRepository,
         frequency: FrequencyTracker,
         settings: Settings,
     ) -> None:
         self.memories = memories
         self.search = search
         self.links = links
+        self.facts = facts
         self.frequency = frequency
         self.settings = settings
 
@@ -123,16 +126,11 @@ class BatchIngest:
             else:
                 mentioned[target[1]] = mentioned.get(target[1], 0) + 1
                 _keep_emotion(next(m for m in stored.values() if m.id == target[1]), a)
-        # The user's row before any memory's: adds of one user then write one after the
-        # other. Otherwise one add held linked memories (locked by the link recount) while
-        # waiting for the row at bump_user, and another held the row while its fact
-        # corrector waited for one of those memories: a deadlock (issue 5, 32 tasks adding
-        # to and recalling from one user: 1-2 per 90 s).
-        await self.memories.lock_user(user_id, now)
+        by_topic = await self._lock(user_id, statements, new, mentioned, now)
         await self._insert(user_id, new, now, stored, mentioned)
         for memory_id, times in mentioned.items():
             await self.memories.record_mention(user_id, memory_id, now, times)
-        linked = await self._link(user_id, [m for m in new if m.memory_id], now)
+        linked = await self._link(user_id, [m for m in new if m.memory_id], by_topic, now)
         created = [m.memory_id for m in new if m.memory_id]
         await self.links.refresh_counts(user_id, sorted({*created, *linked}))
         written = sorted({*created, *linked} - set(mentioned))
@@ -175,6 +173,36 @@ class BatchIngest:
             best = ("stored", memory.id)
         return best
 
+    async def _lock(
+        self,
+        user_id: str,
+        statements: list[Statement],
+        new: list[_NewMemory],
+        mentioned: dict[int, int],
+        now: datetime,
+    ) -> dict[str, list[int]]:
+        """Lock what the batch will write (MemoryRepository.lock_user); returns the
+        newest memories of the new memories' topics, which the links are chosen from.
+
+        The stored memories it may change: the ones it repeats (their counts), the
+        newest of each new topic (a link raises their impact) and the current memories
+        of every slot it states (the fact corrector may supersede them; after this
+        batch, in MemoryService.add_many). Both are read after the user's row is held,
+        so no other write of the user changes them meanwhile. Taken as they came, the
+        locks deadlocked with tracked counts, with other adds and with deletes.
+        """
+        await self.memories.lock_user(user_id, now)
+        by_topic = await self.search.newest_by_topic(
+            user_id,
+            [t for m in new for t in m.statement.analysis.topics],
+            self.settings.topic_links_per_memory,
+        )
+        slots = [s.fact_slot for s in statements if s.fact_slot is not None]
+        current = await self.facts.current_of_slots(user_id, slots)
+        topical = [i for ids in by_topic.values() for i in ids]
+        await self.memories.lock_memories(user_id, [*mentioned, *topical, *(r.id for r in current)])
+        return by_topic
+
     async def _insert(
         self,
         user_id: str,
@@ -199,11 +227,18 @@ class BatchIngest:
             mentioned[winner.id] = mentioned.get(winner.id, 0) + 1 + m.repeats
             _keep_emotion(winner, m.statement.analysis)
 
-    async def _link(self, user_id: str, new: list[_NewMemory], now: datetime) -> set[int]:
+    async def _link(
+        self,
+        user_id: str,
+        new: list[_NewMemory],
+        by_topic: dict[str, list[int]],
+        now: datetime,
+    ) -> set[int]:
         """Postings, topics and topic links of the new memories; the ids they linked to.
 
         Each new memory links to the ``topic_links_per_memory`` newest memories written
-        before it that share a topic, as if the batch were added one statement at a time.
+        before it that share a topic (``by_topic``: the stored ones, oldest first), as if
+        the batch were added one statement at a time.
         """
         await self.search.index_many(
             user_id,
@@ -214,9 +249,6 @@ class BatchIngest:
         )
         limit = self.settings.topic_links_per_memory
         topics = {m.memory_id: m.statement.analysis.topics for m in new}
-        by_topic = await self.search.newest_by_topic(
-            user_id, [t for names in topics.values() for t in names], limit
-        )
         rows: list[dict[str, Any]] = []
         linked: set[int] = set()
         for memory_id, names in topics.items():

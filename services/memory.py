@@ -134,8 +134,10 @@ class MemoryService:
         self.links = AssociationRepository(session)
         self.frequency = FrequencyTracker(self.memories, self.search, settings)
         self.impact = ImpactEvaluator(self.search, self.links, settings)
-        self.ingest = BatchIngest(self.memories, self.search, self.links, self.frequency, settings)
         self.facts = FactRepository(session)
+        self.ingest = BatchIngest(
+            self.memories, self.search, self.links, self.facts, self.frequency, settings
+        )
         self.corrector = FactCorrector(self.facts)
 
     async def get(self, user_id: str, memory_id: int) -> UserMemory:
@@ -272,16 +274,20 @@ class MemoryService:
         # Checked before the provider sees it; embedded before the first SQL statement.
         text = check_content(changes.content) if changes.content is not None else None
         vectors = await self._embed([text]) if text is not None else None
-        memory = await self.get(user_id, memory_id)
-        now = self.clock()
+        memory, now = await self._get_for_write(user_id, memory_id)
+        analysis = None
+        if changes.content is not None or changes.emotion_tags is not None:
+            analysis = await self._analyse(memory, changes)
+        touched = await self._touched_by_edit(memory, analysis, text)
+        await self.memories.lock_memories(user_id, touched)
         if changes.memory_type is not None:
             memory.memory_type = changes.memory_type
         if changes.source is not None:
             memory.source = check_text(changes.source, "source")
         if changes.metadata is not None:
             memory.meta = check_metadata(changes.metadata)
-        if changes.content is not None or changes.emotion_tags is not None:
-            await self._reanalyse(memory, changes, now)
+        if analysis is not None:
+            await self._reanalyse(memory, text or memory.content, analysis, now)
         if changes.content is not None:
             await self._reslot(memory, now)
             await self._reembed(user_id, memory.id, vectors, now)
@@ -290,7 +296,15 @@ class MemoryService:
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")
         return await self._reload(user_id, memory.id)
 
-    async def _reanalyse(self, memory: UserMemory, changes: MemoryChanges, now: datetime) -> None:
+    async def _get_for_write(self, user_id: str, memory_id: int) -> tuple[UserMemory, datetime]:
+        """The memory, read once the user's row is held (MemoryRepository.lock_user,
+        step 1: no other write of the user changes it meanwhile), and the time."""
+        now = self.clock()
+        await self.memories.lock_user(check_user_id(user_id), now)
+        return await self.get(user_id, memory_id), now
+
+    async def _analyse(self, memory: UserMemory, changes: MemoryChanges) -> AnalyzedText:
+        """The analysis of the memory's edited content or emotion tags."""
         content = check_content(changes.content) if changes.content is not None else memory.content
         if changes.emotion_tags is not None:
             tags = check_tags(changes.emotion_tags)
@@ -298,7 +312,35 @@ class MemoryService:
             # Keep the client's explicit tags: those the old text did not produce itself.
             detected = set(self.analyzer.emotions.analyze(memory.content).tags)
             tags = [t for t in memory.emotion_tags if t not in detected]
-        analysis = await asyncio.to_thread(self.analyzer.analyze, content, tags)
+        return await asyncio.to_thread(self.analyzer.analyze, content, tags)
+
+    async def _touched_by_edit(
+        self, memory: UserMemory, analysis: AnalyzedText | None, content: str | None
+    ) -> list[int]:
+        """Every memory an edit may write (MemoryRepository.lock_user, step 2): the
+        memory; for new content or tags its old neighbours and the memories it will link
+        to; for new content (:meth:`_reslot`) the ones it superseded and the current ones
+        of the slot it states."""
+        touched = [memory.id]
+        if analysis is None:
+            return touched
+        user_id, limit = memory.user_id, self.settings.topic_links_per_memory
+        touched += await self.links.neighbours(user_id, memory.id)
+        sharing = await self.search.memories_sharing_topics(
+            user_id, memory.id, analysis.topics, limit
+        )
+        touched += sharing
+        if content is None:
+            return touched
+        touched += await self.facts.superseded_by(user_id, memory.id)
+        fact = extract_fact(content)
+        if fact is not None:
+            touched += [row.id for row in await self.facts.current_of_slots(user_id, [fact.slot])]
+        return touched
+
+    async def _reanalyse(
+        self, memory: UserMemory, content: str, analysis: AnalyzedText, now: datetime
+    ) -> None:
         if analysis.content_hash != memory.content_hash:
             other = await self.memories.get_by_hash(memory.user_id, analysis.content_hash)
             if other is not None and other.id != memory.id:
@@ -378,10 +420,11 @@ class MemoryService:
         become current again: forgetting "I moved to Shanghai" brings back "I live in
         Beijing".
         """
-        memory = await self.get(user_id, memory_id)
-        now = self.clock()
-        await self.facts.repoint(user_id, memory_id, memory.superseded_by_id)
+        memory, now = await self._get_for_write(user_id, memory_id)
         neighbours = await self.links.neighbours(user_id, memory_id)
+        replaced = await self.facts.superseded_by(user_id, memory_id)
+        await self.memories.lock_memories(user_id, [memory_id, *neighbours, *replaced])
+        await self.facts.repoint(user_id, memory_id, memory.superseded_by_id)
         await self.search.unindex(user_id, memory_id)
         await self.memories.delete(memory)
         await self.memories.bump_user(user_id, now, -1, -memory.doc_length)
@@ -394,9 +437,9 @@ class MemoryService:
         """Link two memories of the same user explicitly (raises their impact)."""
         if memory_id == target_id:
             raise InvalidInput("a memory cannot be linked to itself")
-        await self.get(user_id, memory_id)
+        _, now = await self._get_for_write(user_id, memory_id)
         await self.get(user_id, target_id)
-        now = self.clock()
+        await self.memories.lock_memories(user_id, [memory_id, target_id])
         link = await self.impact.link_explicit(user_id, memory_id, target_id, weight, now)
         await self.impact.refresh(user_id, [memory_id, target_id])
         await self.memories.rescore(self.settings, now, user_id, [memory_id, target_id], "link")

@@ -60,6 +60,7 @@ async def _reindex_user(db: Database, analyzer: TextAnalyzer, user_id: str, batc
     while True:
         async with db.unit_of_work() as session:
             repo, search = ReindexRepository(session), SearchRepository(session)
+            await repo.lock_user(user_id)
             batch = await repo.contents(user_id, after, batch_size)
             if not batch:
                 await repo.refresh_total_length(user_id)

@@ -73,14 +73,7 @@ class FactRepository:
         Returns their ids. Used when ``from_id`` is deleted, restored or re-slotted.
         """
         m = UserMemory
-        ids = [
-            int(i)
-            for i in (
-                await self.session.execute(
-                    select(m.id).where(m.user_id == user_id, m.superseded_by_id == from_id)
-                )
-            ).scalars()
-        ]
+        ids = await self.superseded_by(user_id, from_id)
         if ids:
             values: dict[str, object] = {"superseded_by_id": to_id}
             if to_id is None:
@@ -92,6 +85,12 @@ class FactRepository:
                 .execution_options(synchronize_session=False)
             )
         return ids
+
+    async def superseded_by(self, user_id: str, memory_id: int) -> list[int]:
+        """The memories this one superseded, in id order."""
+        m = UserMemory
+        stmt = select(m.id).where(m.user_id == user_id, m.superseded_by_id == memory_id)
+        return sorted(int(i) for i in (await self.session.execute(stmt)).scalars())
 
     async def superseded_slots(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
         """Of these memories, the superseded ones that have a slot: id → slot."""

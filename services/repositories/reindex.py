@@ -35,6 +35,14 @@ class ReindexRepository:
         )
         return [(int(i), str(c)) for i, c in await self.session.execute(stmt)]
 
+    async def lock_user(self, user_id: str) -> None:
+        """Hold the user's ``memory_users`` row, as every write of the user's memories does
+        first (MemoryRepository.lock_user): a batch then sees no memory change under
+        it, and its frequency updates cannot deadlock with an add's (PostgreSQL; SQLite
+        serialises writers at BEGIN IMMEDIATE and renders no row lock)."""
+        row = select(MemoryUser.user_id).where(MemoryUser.user_id == user_id)
+        await self.session.execute(row.with_for_update())
+
     async def drop_postings(self, user_id: str, memory_ids: Sequence[int]) -> None:
         """Delete these memories' postings (the index is rewritten right after)."""
         await self.session.execute(

@@ -27,6 +27,7 @@ from sqlalchemy import (
     Table,
     Update,
     bindparam,
+    false,
     func,
     select,
     text,
@@ -162,6 +163,29 @@ def bump_user(dialect: str) -> Insert:
 
 
 @lru_cache(maxsize=4)
+def lock_user(dialect: str) -> Insert:
+    """Row-lock the user's ``memory_users`` row, creating it for a new user.
+
+    ``DO UPDATE … WHERE false`` writes nothing, yet PostgreSQL locks a conflicting row
+    whether or not the condition holds (the documentation of ``INSERT``'s
+    ``conflict_action``): a lock, not a change, so ``updated_at`` keeps the last change.
+    """
+    u = _table(MemoryUser)
+    at = bindparam("at", type_=u.c.updated_at.type)
+    stmt = upsert_construct(dialect)(u).values(
+        user_id=_OWNER, memory_count=0, total_doc_length=0, created_at=at, updated_at=at
+    )
+    return cast(
+        Insert,
+        stmt.on_conflict_do_update(
+            index_elements=[u.c.user_id],
+            set_={"updated_at": stmt.excluded.updated_at},
+            where=false(),
+        ),
+    )
+
+
+@lru_cache(maxsize=4)
 def record_mention() -> Update:
     """Atomic ``+ times`` of one memory's mention and frequency counts: said again."""
     m = _table(UserMemory).c
@@ -176,4 +200,17 @@ def record_mention() -> Update:
             last_mentioned_at=at,
             updated_at=at,
         )
+    )
+
+
+@lru_cache(maxsize=1)
+def lock_memories() -> Select[tuple[int]]:
+    """Row-lock the user's memories ``ids`` in id order (PostgreSQL): the rows are
+    locked as the sort returns them (MemoryRepository.lock_user)."""
+    m = _table(UserMemory).c
+    return (
+        select(m.id)
+        .where(m.user_id == _OWNER, one_of_bound("postgresql", m.id, "ids"))
+        .order_by(m.id)
+        .with_for_update()
     )

@@ -1,21 +1,24 @@
-"""What needs separate PostgreSQL connections: atomic counts and the replica lock."""
+"""What needs separate PostgreSQL connections: atomic counts, lock order, the replica lock."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 
 import pytest
 from sqlalchemy import delete, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from models import JobRun, MemoryUser, UserMemory
 from services.analysis import TextAnalyzer
 from services.db import Database
 from services.jobs import run_rescore
-from services.memory import MemoryService, NewMemory
+from services.memory import MemoryChanges, MemoryService, NewMemory
 from services.recall import RecallService
 from services.repositories.dialect import RESCORE_LOCK_KEY
+from services.repositories.memories import MemoryRepository
 from services.scoring import ImportanceScorer
 from services.settings import Settings
 from services.tracked_recall import recall_and_track
@@ -199,3 +202,122 @@ async def test_an_add_waiting_for_its_user_holds_no_memory(
             await probe.rollback()
         await other_writer.rollback()
     assert await adding == 3  # linked to all three by their shared topic
+
+
+async def _stored(
+    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock, *texts: str
+) -> list[int]:
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, settings, analyzer, clock)
+        return [(await service.add(USER, NewMemory(content=t))).memory.id for t in texts]
+
+
+async def _waits_holding_none_of(
+    db: Database, held: int, others: list[int], write: Coroutine[Any, Any, None]
+) -> asyncio.Task[None]:
+    """Start ``write`` while another transaction holds memory ``held``; once it waits for
+    it, none of ``others`` may be locked. Returns the write, to await after release."""
+    async with db.engine.connect() as other_writer:
+        hold = "SELECT 1 FROM user_memories WHERE id = :id FOR UPDATE"
+        await other_writer.execute(text(hold), {"id": held})
+        writing = asyncio.create_task(write)
+        await asyncio.sleep(0.5)
+        assert not writing.done()  # it waits for the held memory...
+        async with db.engine.connect() as probe:
+            # ...holding none of the later ones it will write (FOR UPDATE NOWAIT would
+            # fail on a locked row: "could not obtain lock on row").
+            locked = await probe.execute(
+                text("SELECT id FROM user_memories WHERE id = ANY(:ids) FOR UPDATE NOWAIT"),
+                {"ids": others},
+            )
+            assert sorted(locked.scalars()) == sorted(others)
+            await probe.rollback()
+        await other_writer.rollback()
+    return writing
+
+
+@pytest.mark.postgres_only
+async def test_an_add_locks_what_it_writes_in_id_order(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> None:
+    # The add supersedes the oldest memory (same slot) and links to the two others (same
+    # topic). It used to lock the linked ones first (the link recount) and the oldest
+    # last (the fact corrector): a tracked count of all three, locking in id order, held
+    # the oldest and waited for a linked one, and the two deadlocked (bench.hammer).
+    beijing, *reports = await _stored(
+        real_db,
+        settings,
+        analyzer,
+        clock,
+        "我住在北京",
+        "季度报告要在周五前交",
+        "季度报告的数据还没整理",
+    )
+
+    async def add() -> None:
+        async with real_db.unit_of_work() as session:
+            await MemoryService(session, settings, analyzer, clock).add(
+                USER, NewMemory(content="我搬到上海了，季度报告也写完了")
+            )
+
+    adding = await _waits_holding_none_of(real_db, beijing, reports, add())
+    await adding
+    async with real_db.unit_of_work() as session:
+        service = MemoryService(session, settings, analyzer, clock)
+        old = await service.get(USER, beijing)
+        assert old.superseded_by_id is not None
+        assert (await service.get(USER, old.superseded_by_id)).associated_count == 2
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize("operation", ["delete", "edit"])
+async def test_deletes_and_edits_lock_in_id_order(
+    real_db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    operation: str,
+) -> None:
+    # Both recount the links of the memory's older neighbour after writing the memory
+    # itself; now both lock the neighbour (the lower id) first.
+    neighbour, memory = await _stored(
+        real_db, settings, analyzer, clock, "季度报告要在周五前交", "季度报告的数据还没整理"
+    )
+
+    async def write() -> None:
+        async with real_db.unit_of_work() as session:
+            service = MemoryService(session, settings, analyzer, clock)
+            if operation == "delete":
+                await service.delete(USER, memory)
+            else:
+                await service.update(USER, memory, MemoryChanges(content="季度报告改到下周交"))
+
+    writing = await _waits_holding_none_of(real_db, neighbour, [memory], write())
+    await writing
+    async with real_db.unit_of_work() as session:
+        kept = await MemoryService(session, settings, analyzer, clock).get(USER, neighbour)
+        assert kept.associated_count == (0 if operation == "delete" else 1)
+
+
+@pytest.mark.postgres_only
+async def test_the_user_lock_creates_the_row_and_holds_it_without_changing_it(
+    real_db: Database, clock: FakeClock
+) -> None:
+    async with real_db.unit_of_work() as session:
+        await MemoryRepository(session).lock_user(USER, clock.now)  # a new user: created
+    created = clock.now
+    clock.advance(days=1)
+    async with real_db.unit_of_work() as session:
+        await MemoryRepository(session).lock_user(USER, clock.now)
+        async with real_db.engine.connect() as probe:
+            with pytest.raises(DBAPIError, match="could not obtain lock"):
+                await probe.execute(
+                    text("SELECT 1 FROM memory_users WHERE user_id = :u FOR UPDATE NOWAIT"),
+                    {"u": USER},
+                )
+            await probe.rollback()
+    async with real_db.unit_of_work() as session:
+        row = await MemoryRepository(session).user_stats(USER)
+    assert row is not None
+    assert (row.memory_count, row.total_doc_length) == (0, 0)
+    assert row.updated_at == created  # a lock is not a change

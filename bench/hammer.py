@@ -1,0 +1,206 @@
+"""``python -m bench.hammer``: every kind of write and tracked recalls on one user at once.
+
+The benchmark's HTTP load spreads its requests over several tenants and sends only
+recalls and adds, so two transactions of one user rarely overlap; a deadlock between
+them showed up twice in eight scratch load windows and never in the bench (issue 5).
+This loads one bench tenant into a scratch database of its own and runs ``--tasks``
+concurrent tasks on that one user for ``--seconds``, each drawing its next operation
+from ``MIX``: adds, tracked recalls (as a chat turn sends them), edits of a memory's
+content, deletes, explicit links. Meanwhile the rescoring job runs over the whole
+database again and again in small batches. PostgreSQL is ``$BENCH_DATABASE_URL``'s
+server, or the local one, as for ``python -m bench``.
+
+It counts what each operation did. A refusal the API would answer with a 4xx (the
+memory was deleted meanwhile, an edit to content another memory holds) is an outcome;
+anything else, such as PostgreSQL's ``deadlock detected``, is an error. It prints the
+counts and exits 1 on any error. Earlier sessions ran this as a scratch script; the
+numbers in their closing notes came from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bench.config import NOW, BenchClock
+from bench.data import Generator
+from bench.runner import DEFAULT_SEED
+from bench.scratch import ScratchTenant, scratch_tenant
+from models import UserMemory
+from services.errors import DomainError
+from services.jobs import run_rescore
+from services.memory import MemoryChanges, MemoryService, NewMemory
+from services.recall import RecallService
+from services.tracked_recall import recall_and_track
+
+# Relative weights of the operations each task draws.
+MIX = {"add": 40, "recall": 40, "edit": 8, "delete": 6, "link": 6}
+TOP_K = 10
+RESCORE_BATCH = 500
+
+
+@dataclass
+class Tally:
+    """Operations done, refused (a 4xx outcome) and failed, by kind."""
+
+    done: Counter[str] = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: list[str] = field(default_factory=list)
+    rescores: Counter[str] = field(default_factory=Counter)
+
+    def error(self, kind: str, exc: BaseException) -> None:
+        what = f"{kind}: {type(exc).__name__}"
+        code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+        self.errors[f"{what} {code}" if code else what] += 1
+        if len(self.samples) < 5:
+            self.samples.append(f"{what}: {str(exc).splitlines()[0][:200]}")
+
+
+class Hammer:
+    """The operations, all on the scratch tenant's one user."""
+
+    def __init__(self, scratch: ScratchTenant, low: int, high: int) -> None:
+        self.scratch = scratch
+        self.clock = BenchClock(NOW)
+        self.low, self.high = low, high
+        self.tally = Tally()
+
+    def memories(self, session: AsyncSession) -> MemoryService:
+        s = self.scratch
+        return MemoryService(session, s.settings, s.analyzer, self.clock)
+
+    def recalls(self, session: AsyncSession) -> RecallService:
+        s = self.scratch
+        return RecallService(session, s.settings, s.analyzer, self.clock)
+
+    def some_id(self, rng: random.Random) -> int:
+        return rng.randint(self.low, self.high)
+
+    async def add(self, rng: random.Random, gen: Generator) -> None:
+        content, memory_type = gen.text()
+        async with self.scratch.db.unit_of_work() as session:
+            stored = await self.memories(session).add(
+                self.scratch.user, NewMemory(content=content, memory_type=memory_type)
+            )
+        self.high = max(self.high, stored.memory.id)
+
+    async def recall(self, rng: random.Random, gen: Generator) -> None:
+        await recall_and_track(self.scratch.db, self.recalls, self.scratch.user, gen.query(), TOP_K)
+
+    async def edit(self, rng: random.Random, gen: Generator) -> None:
+        content, _ = gen.text()
+        async with self.scratch.db.unit_of_work() as session:
+            await self.memories(session).update(
+                self.scratch.user, self.some_id(rng), MemoryChanges(content=content)
+            )
+
+    async def delete(self, rng: random.Random, gen: Generator) -> None:
+        async with self.scratch.db.unit_of_work() as session:
+            await self.memories(session).delete(self.scratch.user, self.some_id(rng))
+
+    async def link(self, rng: random.Random, gen: Generator) -> None:
+        first, second = self.some_id(rng), self.some_id(rng)
+        if first == second:
+            second = first + 1
+        async with self.scratch.db.unit_of_work() as session:
+            await self.memories(session).link(self.scratch.user, first, second)
+
+    async def task(self, seed: int, deadline: float) -> None:
+        rng, gen = random.Random(seed), Generator(seed)
+        kinds, weights = list(MIX), list(MIX.values())
+        operations: dict[str, Callable[[random.Random, Generator], Awaitable[None]]] = {
+            "add": self.add,
+            "recall": self.recall,
+            "edit": self.edit,
+            "delete": self.delete,
+            "link": self.link,
+        }
+        while time.monotonic() < deadline:
+            kind = rng.choices(kinds, weights)[0]
+            try:
+                await operations[kind](rng, gen)
+            except DomainError:
+                self.tally.refused[kind] += 1
+            except Exception as exc:  # every other failure is what this counts
+                self.tally.error(kind, exc)
+            else:
+                self.tally.done[kind] += 1
+
+    async def rescoring(self, deadline: float) -> None:
+        settings = self.scratch.settings.model_copy(update={"rescore_batch_size": RESCORE_BATCH})
+        while time.monotonic() < deadline:
+            try:
+                run = await run_rescore(self.scratch.db, settings, self.clock, trigger="bench")
+            except Exception as exc:
+                self.tally.error("rescore", exc)
+            else:
+                self.tally.rescores[run.status] += 1
+
+
+async def hammer(
+    backend: str, size: int, tasks: int, seconds: float, seed: int, pg_server: str | None = None
+) -> Tally:
+    """Load the tenant, hammer it, return the tally."""
+    async with scratch_tenant(backend, size, seed, pg_server) as scratch:
+        async with scratch.db.unit_of_work() as session:
+            low, high = (
+                await session.execute(
+                    select(func.min(UserMemory.id), func.max(UserMemory.id)).where(
+                        UserMemory.user_id == scratch.user
+                    )
+                )
+            ).one()
+        run = Hammer(scratch, int(low), int(high))
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(
+            run.rescoring(deadline), *(run.task(seed + i, deadline) for i in range(tasks))
+        )
+        return run.tally
+
+
+def render(tally: Tally, seconds: float) -> str:
+    """The counts, one line per kind."""
+    lines = [f"{'operation':<10}{'done':>8}{'refused':>9}{'errors':>8}"]
+    for kind in MIX:
+        failed = sum(n for what, n in tally.errors.items() if what.startswith(f"{kind}:"))
+        lines.append(f"{kind:<10}{tally.done[kind]:>8}{tally.refused[kind]:>9}{failed:>8}")
+    total = sum(tally.done.values())
+    lines.append(f"{total} operations done in {seconds:.0f} s ({total / seconds:.0f}/s)")
+    lines.append("rescoring runs: " + ", ".join(f"{k} {v}" for k, v in tally.rescores.items()))
+    lines.append(f"errors: {sum(tally.errors.values())}")
+    lines += [f"  {what}: {n}" for what, n in tally.errors.most_common()]
+    lines += [f"  e.g. {sample}" for sample in tally.samples]
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m bench.hammer", description=__doc__)
+    parser.add_argument("--backend", choices=["postgresql", "sqlite"], default="postgresql")
+    parser.add_argument("--tenant", type=int, default=10_000, help="memories of the user")
+    parser.add_argument("--tasks", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the hammer; exit status 1 when any operation failed."""
+    args = parse_args(argv)
+    tally = asyncio.run(hammer(args.backend, args.tenant, args.tasks, args.seconds, args.seed))
+    print(render(tally, args.seconds))
+    return 1 if tally.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
