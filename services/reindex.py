@@ -3,8 +3,9 @@
 Postings are computed at write time, so a change to the analysis (stemmer, stopwords,
 n-grams) reaches old memories only through a reindex: ``jarvis-memory reindex [--user U]``.
 Each batch of memories is one short unit of work (delete postings, insert new ones, set
-lengths), so recalls keep answering; the user's total length is recomputed in SQL at the
-end. Scores, topics and links are left alone: they do not depend on the postings.
+lengths), so recalls keep answering; the user's document frequencies and total length
+are recounted in SQL at the end. Scores, topics and links are left alone: they do not
+depend on the postings.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ async def _reindex_user(db: Database, analyzer: TextAnalyzer, user_id: str, batc
             await repo.lock_user(user_id)
             batch = await repo.contents(user_id, after, batch_size)
             if not batch:
+                await repo.refresh_frequencies(user_id)
                 await repo.refresh_total_length(user_id)
                 return done
             terms = await asyncio.to_thread(_terms, analyzer, [c for _, c in batch])

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from models import MemoryTerm, MemoryUser, UserMemory
+from models import MemoryTerm, MemoryTermStat, MemoryUser, UserMemory
 
 
 class ReindexRepository:
@@ -44,7 +44,21 @@ class ReindexRepository:
         await self.session.execute(row.with_for_update())
 
     async def drop_postings(self, user_id: str, memory_ids: Sequence[int]) -> None:
-        """Delete these memories' postings (the index is rewritten right after)."""
+        """Delete these memories' postings and take them out of the document frequencies
+        (the index is rewritten right after, and counts them in again)."""
+        t, st = MemoryTerm, MemoryTermStat
+        dropped = (
+            select(t.term, func.count().label("n"))
+            .where(t.user_id == user_id, t.memory_id.in_(memory_ids))
+            .group_by(t.term)
+            .subquery()
+        )
+        await self.session.execute(
+            update(st)
+            .where(st.user_id == user_id, st.term == dropped.c.term)
+            .values(df=st.df - dropped.c.n)
+            .execution_options(synchronize_session=False)
+        )
         await self.session.execute(
             delete(MemoryTerm).where(
                 MemoryTerm.user_id == user_id, MemoryTerm.memory_id.in_(memory_ids)
@@ -58,6 +72,24 @@ class ReindexRepository:
         await self.session.execute(
             update(UserMemory),
             [{"id": memory_id, "doc_length": length} for memory_id, length in lengths.items()],
+        )
+
+    async def refresh_frequencies(self, user_id: str) -> None:
+        """Recount every term's document frequency from the user's postings, in SQL.
+
+        Each batch keeps the counts right as it goes (:meth:`drop_postings`); this also
+        repairs counts that drifted, such as those every reindex inflated before it did.
+        Only rows whose count changed are written.
+        """
+        t, st = MemoryTerm, MemoryTermStat
+        postings = (
+            select(func.count()).where(t.user_id == st.user_id, t.term == st.term).scalar_subquery()
+        )
+        await self.session.execute(
+            update(st)
+            .where(st.user_id == user_id, st.df != postings)
+            .values(df=postings)
+            .execution_options(synchronize_session=False)
         )
 
     async def refresh_total_length(self, user_id: str) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from api.cli import main
-from models import MemoryTerm, MemoryUser
+from models import MemoryTerm, MemoryTermStat, MemoryUser
 from services.analysis import TextAnalyzer
 from services.db import Database
 from services.errors import InvalidInput
@@ -141,3 +141,46 @@ async def test_reindex_rebuilds_postings_and_lengths(
     assert total is not None
     assert total.total_doc_length == kept.doc_length == sum(analyzer.terms(kept.content).values())
     assert [h.memory.id for h in await services.recall("v", "green tea")] == [other.id]
+
+
+async def test_reindex_leaves_document_frequencies_as_the_postings_count_them(
+    services: Services, db: Database, analyzer: TextAnalyzer
+) -> None:
+    # Each batch dropped its postings without taking them out of the frequencies and
+    # then counted them in again: every reindex added the user's terms' df once more.
+    await services.add("u", "I drink green tea every morning")
+    await services.add("u", "Green tea is my favourite drink")
+
+    async def frequencies() -> tuple[dict[str, int], dict[str, int]]:
+        async with db.unit_of_work() as session:
+            stats = {
+                str(term): int(df)
+                for term, df in await session.execute(
+                    select(MemoryTermStat.term, MemoryTermStat.df).where(
+                        MemoryTermStat.user_id == "u", MemoryTermStat.df != 0
+                    )
+                )
+            }
+            postings = {
+                str(term): int(n)
+                for term, n in await session.execute(
+                    select(MemoryTerm.term, func.count())
+                    .where(MemoryTerm.user_id == "u")
+                    .group_by(MemoryTerm.term)
+                )
+            }
+        return stats, postings
+
+    before, postings = await frequencies()
+    assert before == postings
+    assert before["green"] == before["tea"] == 2
+    for _ in range(2):
+        assert await reindex(db, analyzer, "u", batch_size=1) == ReindexResult(users=1, memories=2)
+        assert await frequencies() == (before, postings)
+    # Counts an earlier reindex inflated are repaired by the next one.
+    async with db.unit_of_work() as session:
+        await session.execute(
+            update(MemoryTermStat).where(MemoryTermStat.user_id == "u").values(df=7)
+        )
+    await reindex(db, analyzer, "u")
+    assert await frequencies() == (before, postings)
