@@ -247,12 +247,17 @@ class MemoryRepository:
         a rescoring batch) takes its row locks in the same order, so two of them wait
         for each other instead of deadlocking. SQLite needs nothing: its writers are
         serialised by BEGIN IMMEDIATE.
+
+        Every such lock here is ``FOR NO KEY UPDATE``, the lock an UPDATE itself takes:
+        it excludes the other writers, but not the ``KEY SHARE`` lock with which
+        PostgreSQL checks a foreign key. ``FOR UPDATE`` excluded that too, so a
+        transaction inserting rows that reference memories (vectors, links, score
+        history) waited for every holder, while a holder could be waiting for it.
         """
         if self.dialect != "postgresql":
             return
-        await self.session.execute(
-            select(UserMemory.id).where(where).order_by(UserMemory.id).with_for_update()
-        )
+        locked = select(UserMemory.id).where(where).order_by(UserMemory.id)
+        await self.session.execute(locked.with_for_update(key_share=True))
 
     async def rescore(
         self, settings: Settings, now: datetime, user_id: str, ids: Sequence[int], reason: str
@@ -365,7 +370,7 @@ def _recall_count_statement(dialect: str) -> Update:
         one_of_bound(dialect, t.id, "counted_ids"),
     )
     if dialect == "postgresql":
-        locked = select(t.id).where(mine).order_by(t.id).with_for_update()
+        locked = select(t.id).where(mine).order_by(t.id).with_for_update(key_share=True)
         where = t.id.in_(locked.scalar_subquery())
     else:
         where = mine

@@ -10,7 +10,7 @@ issue 5, stop 20).
 Here it is one statement, so it needs no transaction of its own either: run in
 autocommit, a single statement is atomic by itself (``Database.one_statement``).
 
-    WITH old AS (SELECT id, the old score, level and scored_at … ORDER BY id FOR UPDATE),
+    WITH old AS (SELECT id, the old score, level and scored_at … ORDER BY id FOR NO KEY UPDATE),
          counted AS (UPDATE user_memories SET counts + 1, components, score, level …
                      FROM old WHERE id = old.id RETURNING the new row, the old score …),
          history AS (INSERT INTO memory_score_history SELECT … FROM counted WHERE moved)
@@ -127,7 +127,7 @@ def _build(settings: Settings) -> Select[Any]:
             one_of_bound("postgresql", cur.c.id, "counted_ids"),
         )
         .order_by(cur.c.id)
-        .with_for_update()
+        .with_for_update(key_share=True)
         .subquery("locked")
     )
     k = locked.c

@@ -41,7 +41,7 @@ class ReindexRepository:
         it, and its frequency updates cannot deadlock with an add's (PostgreSQL; SQLite
         serialises writers at BEGIN IMMEDIATE and renders no row lock)."""
         row = select(MemoryUser.user_id).where(MemoryUser.user_id == user_id)
-        await self.session.execute(row.with_for_update())
+        await self.session.execute(row.with_for_update(key_share=True))
 
     async def drop_postings(self, user_id: str, memory_ids: Sequence[int]) -> None:
         """Delete these memories' postings and take them out of the document frequencies

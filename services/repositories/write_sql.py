@@ -212,5 +212,5 @@ def lock_memories() -> Select[tuple[int]]:
         select(m.id)
         .where(m.user_id == _OWNER, one_of_bound("postgresql", m.id, "ids"))
         .order_by(m.id)
-        .with_for_update()
+        .with_for_update(key_share=True)
     )

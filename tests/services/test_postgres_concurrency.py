@@ -321,3 +321,26 @@ async def test_the_user_lock_creates_the_row_and_holds_it_without_changing_it(
     assert row is not None
     assert (row.memory_count, row.total_doc_length) == (0, 0)
     assert row.updated_at == created  # a lock is not a change
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize("locker", ["lock_memories", "lock_in_id_order"])
+async def test_memories_locked_for_a_write_can_still_be_referenced(
+    real_db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock, locker: str
+) -> None:
+    # A foreign-key check takes KEY SHARE on the referenced memory: a vector, link or
+    # score-history row inserted elsewhere must not wait for a writer's ordering lock.
+    (memory,) = await _stored(real_db, settings, analyzer, clock, "the spare key is in the shed")
+    async with real_db.unit_of_work() as session:
+        repository = MemoryRepository(session)
+        if locker == "lock_memories":
+            await repository.lock_memories(USER, [memory])
+        else:
+            await repository.lock_in_id_order(UserMemory.id == memory)
+        async with real_db.engine.connect() as probe:
+            row = "SELECT id FROM user_memories WHERE id = :id FOR {} NOWAIT"
+            referenced = await probe.execute(text(row.format("KEY SHARE")), {"id": memory})
+            assert referenced.scalars().all() == [memory]
+            with pytest.raises(DBAPIError, match="could not obtain lock"):
+                await probe.execute(text(row.format("NO KEY UPDATE")), {"id": memory})
+            await probe.rollback()
