@@ -6,9 +6,9 @@ them showed up twice in eight scratch load windows and never in the bench (issue
 This loads one bench tenant into a scratch database of its own and runs ``--tasks``
 concurrent tasks on that one user for ``--seconds``, each drawing its next operation
 from ``MIX``: adds, tracked recalls (as a chat turn sends them), edits of a memory's
-content, deletes, explicit links. Meanwhile the rescoring job runs over the whole
-database again and again in small batches. PostgreSQL is ``$BENCH_DATABASE_URL``'s
-server, or the local one, as for ``python -m bench``.
+content, deletes, explicit links, supersedes and restores. Meanwhile the rescoring job
+runs over the whole database again and again in small batches. PostgreSQL is
+``$BENCH_DATABASE_URL``'s server, or the local one, as for ``python -m bench``.
 
 It counts what each operation did. A refusal the API would answer with a 4xx (the
 memory was deleted meanwhile, an edit to content another memory holds) is an outcome;
@@ -43,7 +43,7 @@ from services.recall import RecallService
 from services.tracked_recall import recall_and_track
 
 # Relative weights of the operations each task draws.
-MIX = {"add": 40, "recall": 40, "edit": 8, "delete": 6, "link": 6}
+MIX = {"add": 40, "recall": 40, "edit": 6, "delete": 5, "link": 5, "supersede": 2, "restore": 2}
 TOP_K = 10
 RESCORE_BATCH = 500
 
@@ -74,6 +74,7 @@ class Hammer:
         self.clock = BenchClock(NOW)
         self.low, self.high = low, high
         self.tally = Tally()
+        self.superseded: list[int] = []
 
     def memories(self, session: AsyncSession) -> MemoryService:
         s = self.scratch
@@ -115,6 +116,18 @@ class Hammer:
         async with self.scratch.db.unit_of_work() as session:
             await self.memories(session).link(self.scratch.user, first, second)
 
+    async def supersede(self, rng: random.Random, gen: Generator) -> None:
+        older, newer = sorted((self.some_id(rng), self.some_id(rng)))
+        async with self.scratch.db.unit_of_work() as session:
+            await self.memories(session).supersede(self.scratch.user, older, newer)
+        self.superseded.append(older)
+
+    async def restore(self, rng: random.Random, gen: Generator) -> None:
+        # One this run superseded, when there is one (a random memory rarely is).
+        memory_id = self.superseded.pop() if self.superseded else self.some_id(rng)
+        async with self.scratch.db.unit_of_work() as session:
+            await self.memories(session).restore(self.scratch.user, memory_id)
+
     async def task(self, seed: int, deadline: float) -> None:
         rng, gen = random.Random(seed), Generator(seed)
         kinds, weights = list(MIX), list(MIX.values())
@@ -124,6 +137,8 @@ class Hammer:
             "edit": self.edit,
             "delete": self.delete,
             "link": self.link,
+            "supersede": self.supersede,
+            "restore": self.restore,
         }
         while time.monotonic() < deadline:
             kind = rng.choices(kinds, weights)[0]
