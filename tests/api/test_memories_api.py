@@ -256,3 +256,20 @@ async def test_missing_memory_is_404(client: httpx.AsyncClient) -> None:
 async def test_unknown_route_is_404_not_found(client: httpx.AsyncClient) -> None:
     assert_error(await client.get("/v1/nothing-here"), 404, "not_found")
     assert_error(await client.put(URL, json={}), 405, "method_not_allowed")
+
+
+async def test_a_refused_write_of_an_unknown_user_leaves_no_user_behind(
+    client: httpx.AsyncClient,
+) -> None:
+    # Every write takes (and for a new user creates) the user's row before it reads the
+    # memory; the 404 rolls the row back with everything else.
+    await remember(client, "alice", "My sister lives in Berlin now")
+    nobody = memories_url("nobody")
+    assert_error(await client.delete(f"{nobody}/{MISSING_ID}"), 404, "memory_not_found")
+    assert_error(
+        await client.patch(f"{nobody}/{MISSING_ID}", json={"content": "x y"}),
+        404,
+        "memory_not_found",
+    )
+    users = body(await client.get("/admin/users"), 200)["items"]
+    assert [u["user_id"] for u in users] == ["alice"]
