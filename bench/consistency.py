@@ -1,0 +1,113 @@
+"""What must hold for one user's stored memories however their writes interleaved.
+
+``python -m bench.hammer`` checks these after its concurrent writes: a count kept by
+increments (the user's memory count and total length, the terms' document frequencies,
+the link counts) that a lost update or a missed decrement put out of step with the rows
+it counts shows up here, where no single request's answer would show it. Each check
+counts the rows that break it; all zero is consistent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from models import MemoryAssociation, MemoryTerm, MemoryTermStat, MemoryUser, UserMemory
+
+
+def _user_totals(user_id: str) -> Select[int]:
+    """The user's row against its memories: count and total indexed length."""
+    m, u = UserMemory, MemoryUser
+    count = select(func.count()).where(m.user_id == user_id).scalar_subquery()
+    length = (
+        select(func.coalesce(func.sum(m.doc_length), 0)).where(m.user_id == user_id)
+    ).scalar_subquery()
+    return (
+        select(func.count())
+        .select_from(u)
+        .where(u.user_id == user_id, or_(u.memory_count != count, u.total_doc_length != length))
+    )
+
+
+def _document_frequencies(user_id: str) -> Select[int]:
+    """Each term's df against the postings that hold it."""
+    st, t = MemoryTermStat, MemoryTerm
+    held = select(func.count()).where(t.user_id == st.user_id, t.term == st.term).scalar_subquery()
+    return select(func.count()).select_from(st).where(st.user_id == user_id, st.df != held)
+
+
+def _unstated_terms(user_id: str) -> Select[int]:
+    """Postings of a term that has no frequency row."""
+    st, t = MemoryTermStat, MemoryTerm
+    stated = select(st.term).where(st.user_id == t.user_id, st.term == t.term).exists()
+    return select(func.count()).select_from(t).where(t.user_id == user_id, ~stated)
+
+
+def _document_lengths(user_id: str) -> Select[int]:
+    """Each memory's indexed length against the term counts of its postings."""
+    m, t = UserMemory, MemoryTerm
+    summed = (
+        select(func.coalesce(func.sum(t.tf), 0))
+        .where(t.user_id == m.user_id, t.memory_id == m.id)
+        .scalar_subquery()
+    )
+    return select(func.count()).select_from(m).where(m.user_id == user_id, m.doc_length != summed)
+
+
+def _link_counts(user_id: str) -> Select[int]:
+    """Each memory's ``associated_count`` against its links."""
+    m, a = UserMemory, MemoryAssociation
+    links = (
+        select(func.count())
+        .where(a.user_id == m.user_id, or_(a.memory_id_a == m.id, a.memory_id_b == m.id))
+        .scalar_subquery()
+    )
+    return (
+        select(func.count()).select_from(m).where(m.user_id == user_id, m.associated_count != links)
+    )
+
+
+def _frequency_counts(user_id: str) -> Select[int]:
+    """Frequency is every mention and every recall: ``mention_count + recall_count``."""
+    m = UserMemory
+    broken: ColumnElement[bool] = or_(
+        m.frequency_count != m.mention_count + m.recall_count, m.mention_count < 1
+    )
+    return select(func.count()).select_from(m).where(m.user_id == user_id, broken)
+
+
+def _dangling_successors(user_id: str) -> Select[int]:
+    """A superseded memory points at a memory of the same user that exists."""
+    m = UserMemory
+    newer = aliased(UserMemory)
+    exists = (
+        select(newer.id).where(and_(newer.user_id == m.user_id, newer.id == m.superseded_by_id))
+    ).exists()
+    return (
+        select(func.count())
+        .select_from(m)
+        .where(m.user_id == user_id, m.superseded_by_id.is_not(None), ~exists)
+    )
+
+
+CHECKS: dict[str, Callable[[str], Select[int]]] = {
+    "user count and length": _user_totals,
+    "document frequencies": _document_frequencies,
+    "postings without a frequency": _unstated_terms,
+    "document lengths": _document_lengths,
+    "link counts": _link_counts,
+    "frequency = mentions + recalls": _frequency_counts,
+    "superseded by a missing memory": _dangling_successors,
+}
+
+
+async def inconsistencies(session: AsyncSession, user_id: str) -> dict[str, int]:
+    """Rows breaking each check, for the checks some row breaks."""
+    found = {
+        name: int((await session.execute(check(user_id))).scalar_one())
+        for name, check in CHECKS.items()
+    }
+    return {name: n for name, n in found.items() if n}
