@@ -35,6 +35,12 @@ class ReindexRepository:
         )
         return [(int(i), str(c)) for i, c in await self.session.execute(stmt)]
 
+    async def contents_of(self, user_id: str, ids: Sequence[int]) -> list[tuple[int, str]]:
+        """(id, content) of these memories of the user that still exist."""
+        m = UserMemory
+        stmt = select(m.id, m.content).where(m.user_id == user_id, m.id.in_(list(ids)))
+        return [(int(i), str(c)) for i, c in await self.session.execute(stmt)]
+
     async def lock_user(self, user_id: str) -> None:
         """Hold the user's ``memory_users`` row, as every write of the user's memories does
         first (MemoryRepository.lock_user): a batch then sees no memory change under

@@ -11,15 +11,18 @@ import pytest
 from sqlalchemy import func, select, update
 
 from api.cli import main
+from bench.consistency import inconsistencies
 from models import MemoryTerm, MemoryTermStat, MemoryUser
 from services.analysis import TextAnalyzer
 from services.db import Database
 from services.errors import InvalidInput
 from services.importers.memorybank import load_memorybank
-from services.reindex import ReindexResult, reindex
+from services.memory import MemoryChanges, MemoryService
+from services.reindex import ReindexResult, _rewrite, reindex
 from services.repositories.reindex import ReindexRepository
 from services.repositories.search import SearchRepository
-from tests.conftest import BACKENDS
+from services.settings import Settings
+from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database
 from tests.factories import Services
 
@@ -184,3 +187,32 @@ async def test_reindex_leaves_document_frequencies_as_the_postings_count_them(
         )
     await reindex(db, analyzer, "u")
     assert await frequencies() == (before, postings)
+
+
+async def test_a_batch_changed_after_its_analysis_is_written_as_it_stands(
+    services: Services, db: Database, analyzer: TextAnalyzer, settings: Settings, clock: FakeClock
+) -> None:
+    # A batch is analysed before the user's row is taken (writes do not wait for the
+    # analysis); an edit or a delete that lands meanwhile is read again under the row.
+    memories = [
+        await services.add("u", text)
+        for text in ("I drink green tea every morning", "I walk the dog at noon", "Fix the bike")
+    ]
+    batch = [(m.id, m.content) for m in memories]
+    terms = [analyzer.terms(content) for _, content in batch]
+    kept, edited, gone = (m.id for m in memories)
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, settings, analyzer, clock)
+        await service.update("u", edited, MemoryChanges(content="I walk the cat at dusk"))
+        await service.delete("u", gone)
+    async with db.unit_of_work() as session:
+        assert await _rewrite(session, analyzer, "u", batch, terms) == 2
+    async with db.unit_of_work() as session:
+        postings = select(MemoryTerm.term).where(
+            MemoryTerm.user_id == "u", MemoryTerm.memory_id == edited
+        )
+        assert set((await session.execute(postings)).scalars()) == set(
+            analyzer.terms("I walk the cat at dusk")
+        )
+        assert await inconsistencies(session, "u") == {}
+    assert (await services.recall("u", "green tea"))[0].memory.id == kept
