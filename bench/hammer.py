@@ -6,15 +6,17 @@ them showed up twice in eight scratch load windows and never in the bench (issue
 This loads one bench tenant into a scratch database of its own and runs ``--tasks``
 concurrent tasks on that one user for ``--seconds``, each drawing its next operation
 from ``MIX``: adds, tracked recalls (as a chat turn sends them), edits of a memory's
-content, deletes, explicit links, supersedes and restores. Meanwhile the rescoring job
-runs over the whole database again and again in small batches. PostgreSQL is
-``$BENCH_DATABASE_URL``'s server, or the local one, as for ``python -m bench``.
+content, deletes, explicit links, supersedes, restores and, rarely, a reindex of the
+user. Meanwhile the rescoring job runs over the whole database again and again in small
+batches. PostgreSQL is ``$BENCH_DATABASE_URL``'s server, or the local one, as for
+``python -m bench``.
 
 It counts what each operation did. A refusal the API would answer with a 4xx (the
 memory was deleted meanwhile, an edit to content another memory holds) is an outcome;
-anything else, such as PostgreSQL's ``deadlock detected``, is an error. It prints the
-counts and exits 1 on any error. Earlier sessions ran this as a scratch script; the
-numbers in their closing notes came from it.
+anything else, such as PostgreSQL's ``deadlock detected``, is an error. Afterwards it
+checks that the user's counts still agree with the rows they count (bench/consistency.py).
+It prints the counts and exits 1 on any error or inconsistency. Earlier sessions ran
+this as a scratch script; the numbers in their closing notes came from it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bench.config import NOW, BenchClock
+from bench.consistency import inconsistencies
 from bench.data import Generator
 from bench.runner import DEFAULT_SEED
 from bench.scratch import ScratchTenant, scratch_tenant
@@ -40,10 +43,20 @@ from services.errors import DomainError
 from services.jobs import run_rescore
 from services.memory import MemoryChanges, MemoryService, NewMemory
 from services.recall import RecallService
+from services.reindex import reindex
 from services.tracked_recall import recall_and_track
 
 # Relative weights of the operations each task draws.
-MIX = {"add": 40, "recall": 40, "edit": 6, "delete": 5, "link": 5, "supersede": 2, "restore": 2}
+MIX = {
+    "add": 40,
+    "recall": 40,
+    "edit": 6,
+    "delete": 5,
+    "link": 5,
+    "supersede": 2,
+    "restore": 2,
+    "reindex": 0.5,
+}
 TOP_K = 10
 RESCORE_BATCH = 500
 
@@ -57,6 +70,8 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)
     rescores: Counter[str] = field(default_factory=Counter)
+    # Rows breaking each check of bench/consistency.py afterwards (only those broken).
+    inconsistent: dict[str, int] = field(default_factory=dict)
 
     def error(self, kind: str, exc: BaseException) -> None:
         what = f"{kind}: {type(exc).__name__}"
@@ -128,6 +143,9 @@ class Hammer:
         async with self.scratch.db.unit_of_work() as session:
             await self.memories(session).restore(self.scratch.user, memory_id)
 
+    async def reindex(self, rng: random.Random, gen: Generator) -> None:
+        await reindex(self.scratch.db, self.scratch.analyzer, self.scratch.user)
+
     async def task(self, seed: int, deadline: float) -> None:
         rng, gen = random.Random(seed), Generator(seed)
         kinds, weights = list(MIX), list(MIX.values())
@@ -139,6 +157,7 @@ class Hammer:
             "link": self.link,
             "supersede": self.supersede,
             "restore": self.restore,
+            "reindex": self.reindex,
         }
         while time.monotonic() < deadline:
             kind = rng.choices(kinds, weights)[0]
@@ -180,6 +199,8 @@ async def hammer(
         await asyncio.gather(
             run.rescoring(deadline), *(run.task(seed + i, deadline) for i in range(tasks))
         )
+        async with scratch.db.reader() as session:
+            run.tally.inconsistent = await inconsistencies(session, scratch.user)
         return run.tally
 
 
@@ -195,6 +216,8 @@ def render(tally: Tally, seconds: float) -> str:
     lines.append(f"errors: {sum(tally.errors.values())}")
     lines += [f"  {what}: {n}" for what, n in tally.errors.most_common()]
     lines += [f"  e.g. {sample}" for sample in tally.samples]
+    lines.append(f"inconsistent rows afterwards: {sum(tally.inconsistent.values())}")
+    lines += [f"  {check}: {n}" for check, n in tally.inconsistent.items()]
     return "\n".join(lines)
 
 
@@ -214,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     tally = asyncio.run(hammer(args.backend, args.tenant, args.tasks, args.seconds, args.seed))
     print(render(tally, args.seconds))
-    return 1 if tally.errors else 0
+    return 1 if tally.errors or tally.inconsistent else 0
 
 
 if __name__ == "__main__":

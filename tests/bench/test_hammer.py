@@ -18,6 +18,7 @@ async def test_concurrent_writes_and_tracked_recalls_of_one_user_all_succeed(
         backend, 300, tasks=8, seconds=3.0, seed=11, pg_server=postgres_server_url()
     )
     assert tally.errors == {}, tally.samples
+    assert tally.inconsistent == {}
     assert set(tally.done) | set(tally.refused) <= set(MIX)
     assert min(tally.done["add"], tally.done["recall"]) > 0
     assert tally.rescores["succeeded"] >= 1
