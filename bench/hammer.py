@@ -6,9 +6,9 @@ them showed up twice in eight scratch load windows and never in the bench (issue
 This loads one bench tenant into a scratch database of its own and runs ``--tasks``
 concurrent tasks on that one user for ``--seconds``, each drawing its next operation
 from ``MIX``: adds, tracked recalls (as a chat turn sends them), edits of a memory's
-content, deletes, explicit links, supersedes, restores and, rarely, a reindex of the
-user. Meanwhile the rescoring job runs over the whole database again and again in small
-batches. PostgreSQL is ``$BENCH_DATABASE_URL``'s server, or the local one, as for
+content, deletes, explicit links, supersedes and restores. Meanwhile the rescoring job
+runs over the whole database in small batches, and a reindex over the user, each again
+and again. PostgreSQL is ``$BENCH_DATABASE_URL``'s server, or the local one, as for
 ``python -m bench``.
 
 It counts what each operation did. A refusal the API would answer with a 4xx (the
@@ -55,7 +55,6 @@ MIX = {
     "link": 5,
     "supersede": 2,
     "restore": 2,
-    "reindex": 0.5,
 }
 TOP_K = 10
 RESCORE_BATCH = 500
@@ -69,7 +68,7 @@ class Tally:
     refused: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)
-    rescores: Counter[str] = field(default_factory=Counter)
+    jobs: Counter[str] = field(default_factory=Counter)  # runs of the background jobs
     # Rows breaking each check of bench/consistency.py afterwards (only those broken).
     inconsistent: dict[str, int] = field(default_factory=dict)
 
@@ -143,9 +142,6 @@ class Hammer:
         async with self.scratch.db.unit_of_work() as session:
             await self.memories(session).restore(self.scratch.user, memory_id)
 
-    async def reindex(self, rng: random.Random, gen: Generator) -> None:
-        await reindex(self.scratch.db, self.scratch.analyzer, self.scratch.user)
-
     async def task(self, seed: int, deadline: float) -> None:
         rng, gen = random.Random(seed), Generator(seed)
         kinds, weights = list(MIX), list(MIX.values())
@@ -157,7 +153,6 @@ class Hammer:
             "link": self.link,
             "supersede": self.supersede,
             "restore": self.restore,
-            "reindex": self.reindex,
         }
         while time.monotonic() < deadline:
             kind = rng.choices(kinds, weights)[0]
@@ -171,6 +166,7 @@ class Hammer:
                 self.tally.done[kind] += 1
 
     async def rescoring(self, deadline: float) -> None:
+        """The rescoring job over the whole database, one run after another."""
         settings = self.scratch.settings.model_copy(update={"rescore_batch_size": RESCORE_BATCH})
         while time.monotonic() < deadline:
             try:
@@ -178,7 +174,17 @@ class Hammer:
             except Exception as exc:
                 self.tally.error("rescore", exc)
             else:
-                self.tally.rescores[run.status] += 1
+                self.tally.jobs[f"rescore {run.status}"] += 1
+
+    async def reindexing(self, deadline: float) -> None:
+        """A reindex of the user, one after another (the last may end after the deadline)."""
+        while time.monotonic() < deadline:
+            try:
+                await reindex(self.scratch.db, self.scratch.analyzer, self.scratch.user)
+            except Exception as exc:
+                self.tally.error("reindex", exc)
+            else:
+                self.tally.jobs["reindex"] += 1
 
 
 async def hammer(
@@ -196,9 +202,8 @@ async def hammer(
             ).one()
         run = Hammer(scratch, int(low), int(high))
         deadline = time.monotonic() + seconds
-        await asyncio.gather(
-            run.rescoring(deadline), *(run.task(seed + i, deadline) for i in range(tasks))
-        )
+        jobs = [run.rescoring(deadline), run.reindexing(deadline)]
+        await asyncio.gather(*jobs, *(run.task(seed + i, deadline) for i in range(tasks)))
         async with scratch.db.reader() as session:
             run.tally.inconsistent = await inconsistencies(session, scratch.user)
         return run.tally
@@ -212,7 +217,7 @@ def render(tally: Tally, seconds: float) -> str:
         lines.append(f"{kind:<10}{tally.done[kind]:>8}{tally.refused[kind]:>9}{failed:>8}")
     total = sum(tally.done.values())
     lines.append(f"{total} operations done in {seconds:.0f} s ({total / seconds:.0f}/s)")
-    lines.append("rescoring runs: " + ", ".join(f"{k} {v}" for k, v in tally.rescores.items()))
+    lines.append("jobs alongside: " + ", ".join(f"{k} {v}" for k, v in tally.jobs.items()))
     lines.append(f"errors: {sum(tally.errors.values())}")
     lines += [f"  {what}: {n}" for what, n in tally.errors.most_common()]
     lines += [f"  e.g. {sample}" for sample in tally.samples]

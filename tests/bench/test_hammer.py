@@ -21,7 +21,8 @@ async def test_concurrent_writes_and_tracked_recalls_of_one_user_all_succeed(
     assert tally.inconsistent == {}
     assert set(tally.done) | set(tally.refused) <= set(MIX)
     assert min(tally.done["add"], tally.done["recall"]) > 0
-    assert tally.rescores["succeeded"] >= 1
+    assert tally.jobs["rescore succeeded"] >= 1
+    assert tally.jobs["reindex"] >= 1
 
 
 def test_an_error_is_counted_by_kind_type_and_sqlstate() -> None:
