@@ -187,8 +187,8 @@ class BatchIngest:
         The stored memories it may change: the ones it repeats (their counts), the
         newest of each new topic (a link raises their impact) and the current memories
         of every slot it states (the fact corrector may supersede them; after this
-        batch, in MemoryService.add_many). Both are read after the user's row is held,
-        so no other write of the user changes them meanwhile. Taken as they came, the
+        batch, in MemoryService.add_many). The last two are read once the user's row is
+        held, so no other write of the user changes them meanwhile. Taken as they came, the
         locks deadlocked with tracked counts, with other adds and with deletes.
         """
         await self.memories.lock_user(user_id, now)

@@ -206,7 +206,7 @@ def record_mention() -> Update:
 @lru_cache(maxsize=1)
 def lock_memories() -> Select[tuple[int]]:
     """Row-lock the user's memories ``ids`` in id order (PostgreSQL): the rows are
-    locked as the sort returns them (MemoryRepository.lock_user)."""
+    locked as the sort returns them (MemoryRepository.lock_memories)."""
     m = _table(UserMemory).c
     return (
         select(m.id)
