@@ -3,8 +3,9 @@
 ``python -m bench.hammer`` checks these after its concurrent writes: a count kept by
 increments (the user's memory count and total length, the terms' document frequencies,
 the link counts) that a lost update or a missed decrement put out of step with the rows
-it counts shows up here, where no single request's answer would show it. Each check
-counts the rows that break it; all zero is consistent.
+it counts, or an index row out of step with its memory, shows up here, where no single
+request's answer would show it. Each check counts the rows that break it; all zero is
+consistent.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from models import MemoryAssociation, MemoryTerm, MemoryTermStat, MemoryUser, UserMemory
+from models import (
+    MemoryAssociation,
+    MemoryTerm,
+    MemoryTermStat,
+    MemoryTopic,
+    MemoryUser,
+    UserMemory,
+)
+from services.repositories.dialect import dialect_of
 
 
 def _user_totals(user_id: str) -> Select[int]:
@@ -70,6 +79,19 @@ def _link_counts(user_id: str) -> Select[int]:
     )
 
 
+def _topic_rows(user_id: str, dialect: str) -> Select[int]:
+    """Each memory's ``memory_topics`` rows against its ``topics`` list (links and the
+    newest memories of a topic are found through the rows)."""
+    m, tp = UserMemory, MemoryTopic
+    rows = select(func.count()).where(tp.user_id == m.user_id, tp.memory_id == m.id)
+    length = getattr(func, "jsonb_array_length" if dialect == "postgresql" else "json_array_length")
+    return (
+        select(func.count())
+        .select_from(m)
+        .where(m.user_id == user_id, length(m.topics) != rows.scalar_subquery())
+    )
+
+
 def _frequency_counts(user_id: str) -> Select[int]:
     """Frequency is every mention and every recall: ``mention_count + recall_count``."""
     m = UserMemory
@@ -93,21 +115,23 @@ def _dangling_successors(user_id: str) -> Select[int]:
     )
 
 
-CHECKS: dict[str, Callable[[str], Select[int]]] = {
-    "user count and length": _user_totals,
-    "document frequencies": _document_frequencies,
-    "postings without a frequency": _unstated_terms,
-    "document lengths": _document_lengths,
-    "link counts": _link_counts,
-    "frequency = mentions + recalls": _frequency_counts,
-    "superseded by a missing memory": _dangling_successors,
+CHECKS: dict[str, Callable[[str, str], Select[int]]] = {
+    "user count and length": lambda user, _: _user_totals(user),
+    "document frequencies": lambda user, _: _document_frequencies(user),
+    "postings without a frequency": lambda user, _: _unstated_terms(user),
+    "document lengths": lambda user, _: _document_lengths(user),
+    "topic rows": _topic_rows,
+    "link counts": lambda user, _: _link_counts(user),
+    "frequency = mentions + recalls": lambda user, _: _frequency_counts(user),
+    "superseded by a missing memory": lambda user, _: _dangling_successors(user),
 }
 
 
 async def inconsistencies(session: AsyncSession, user_id: str) -> dict[str, int]:
     """Rows breaking each check, for the checks some row breaks."""
+    dialect = dialect_of(session)
     found = {
-        name: int((await session.execute(check(user_id))).scalar_one())
+        name: int((await session.execute(check(user_id, dialect))).scalar_one())
         for name, check in CHECKS.items()
     }
     return {name: n for name, n in found.items() if n}

@@ -32,6 +32,7 @@ BREAKS: dict[str, tuple[Any, dict[str, Any]]] = {
     "user count and length": (MemoryUser, {"memory_count": 5}),
     "document frequencies": (MemoryTermStat, {"df": 9}),
     "document lengths": (UserMemory, {"doc_length": 1}),
+    "topic rows": (UserMemory, {"topics": []}),
     "link counts": (UserMemory, {"associated_count": 0}),
     "frequency = mentions + recalls": (UserMemory, {"frequency_count": 7}),
     "superseded by a missing memory": (UserMemory, {"superseded_by_id": 10**9}),
