@@ -25,6 +25,8 @@ from models import (
     UserMemory,
 )
 from services.repositories.dialect import dialect_of
+from services.scoring import ImportanceScorer
+from services.settings import Settings
 
 
 def _user_totals(user_id: str) -> Select[int]:
@@ -115,6 +117,7 @@ def _dangling_successors(user_id: str) -> Select[int]:
     )
 
 
+STALE_SCORES = "scores as of scored_at"
 CHECKS: dict[str, Callable[[str, str], Select[int]]] = {
     "user count and length": lambda user, _: _user_totals(user),
     "document frequencies": lambda user, _: _document_frequencies(user),
@@ -127,11 +130,34 @@ CHECKS: dict[str, Callable[[str, str], Select[int]]] = {
 }
 
 
-async def inconsistencies(session: AsyncSession, user_id: str) -> dict[str, int]:
+# Scores are stored as float8 (REAL on SQLite) after the same arithmetic in SQL.
+SCORE_TOLERANCE = 1e-6
+
+
+async def stale_scores(session: AsyncSession, user_id: str, settings: Settings) -> int:
+    """Memories whose stored score is not what ImportanceScorer makes of the row as of
+    its ``scored_at``: a write that changed a score's input (a count, a link, an
+    emotion) without rescoring the memory in the same transaction."""
+    scorer = ImportanceScorer(settings)
+    stale = 0
+    rows = await session.scalars(select(UserMemory).where(UserMemory.user_id == user_id))
+    for memory in rows:
+        if memory.scored_at is None:
+            stale += 1
+            continue
+        expected = scorer.breakdown(memory, memory.scored_at).score
+        stale += abs(memory.importance_score - expected) > SCORE_TOLERANCE
+    return stale
+
+
+async def inconsistencies(
+    session: AsyncSession, user_id: str, settings: Settings
+) -> dict[str, int]:
     """Rows breaking each check, for the checks some row breaks."""
     dialect = dialect_of(session)
     found = {
         name: int((await session.execute(check(user_id, dialect))).scalar_one())
         for name, check in CHECKS.items()
     }
+    found[STALE_SCORES] = await stale_scores(session, user_id, settings)
     return {name: n for name, n in found.items() if n}

@@ -205,7 +205,7 @@ async def hammer(
         jobs = [run.rescoring(deadline), run.reindexing(deadline)]
         await asyncio.gather(*jobs, *(run.task(seed + i, deadline) for i in range(tasks)))
         async with scratch.db.reader() as session:
-            run.tally.inconsistent = await inconsistencies(session, scratch.user)
+            run.tally.inconsistent = await inconsistencies(session, scratch.user, scratch.settings)
         return run.tally
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, update
 
-from bench.consistency import CHECKS, inconsistencies
+from bench.consistency import CHECKS, STALE_SCORES, inconsistencies
 from models import MemoryTermStat, MemoryUser, UserMemory
 from services.db import Database
 from tests.factories import Services
@@ -25,7 +25,7 @@ async def test_a_consistent_user_breaks_no_check(services: Services, db: Databas
     await services.recall("u", "季度报告")  # counted: frequency = mentions + recalls
     await services.add("u", "季度报告要在周五前交！")  # a repeat: mentions + 1
     async with db.reader() as session:
-        assert await inconsistencies(session, "u") == {}
+        assert await inconsistencies(session, "u", services.settings) == {}
 
 
 BREAKS: dict[str, tuple[Any, dict[str, Any]]] = {
@@ -36,6 +36,7 @@ BREAKS: dict[str, tuple[Any, dict[str, Any]]] = {
     "link counts": (UserMemory, {"associated_count": 0}),
     "frequency = mentions + recalls": (UserMemory, {"frequency_count": 7}),
     "superseded by a missing memory": (UserMemory, {"superseded_by_id": 10**9}),
+    STALE_SCORES: (UserMemory, {"importance_score": 0.123}),
 }
 
 
@@ -49,9 +50,11 @@ async def test_each_check_catches_its_break(services: Services, db: Database, ch
             where.append(model.id == newer.id)
         await session.execute(update(model).where(*where).values(**values))
     async with db.reader() as session:
-        found = await inconsistencies(session, "u")
+        found = await inconsistencies(session, "u", services.settings)
     # A memory's length is also part of the user's total.
     also = {"user count and length"} if check == "document lengths" else set()
+    if check in ("frequency = mentions + recalls", "link counts"):
+        also.add(STALE_SCORES)  # the score no longer follows from the row
     assert set(found) == {check, *also}
 
 
@@ -60,8 +63,9 @@ async def test_postings_without_a_frequency_are_caught(services: Services, db: D
     async with db.unit_of_work() as session:
         await session.execute(delete(MemoryTermStat).where(MemoryTermStat.user_id == "u"))
     async with db.reader() as session:
-        assert "postings without a frequency" in await inconsistencies(session, "u")
+        found = await inconsistencies(session, "u", services.settings)
+    assert "postings without a frequency" in found
 
 
 def test_every_check_is_tested() -> None:
-    assert set(CHECKS) == {*BREAKS, "postings without a frequency"}
+    assert {*CHECKS, STALE_SCORES} == {*BREAKS, "postings without a frequency"}

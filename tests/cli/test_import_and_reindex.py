@@ -214,5 +214,5 @@ async def test_a_batch_changed_after_its_analysis_is_written_as_it_stands(
         assert set((await session.execute(postings)).scalars()) == set(
             analyzer.terms("I walk the cat at dusk")
         )
-        assert await inconsistencies(session, "u") == {}
+        assert await inconsistencies(session, "u", settings) == {}
     assert (await services.recall("u", "green tea"))[0].memory.id == kept
