@@ -70,3 +70,13 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(conversations_admin.router)
     app.include_router(health.router)
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app with its settings read from the environment (and ``.env``).
+
+    What every worker process builds when ``jarvis-memory serve --workers N`` starts
+    several: uvicorn imports this factory in each one, since an app object cannot be
+    handed to another process.
+    """
+    return create_app(Settings())

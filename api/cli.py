@@ -69,7 +69,30 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    if args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.workers == 1:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        return 0
+    if not settings.database_url.startswith("postgresql"):
+        print(
+            "refusing --workers > 1 on SQLite: the embedded database serves one process "
+            "(one writer at a time, a scheduler that must not overlap itself); set "
+            "DATABASE_URL to PostgreSQL",
+            file=sys.stderr,
+        )
+        return 2
+    # Each worker builds its own app (and pool, and scheduler: the rescoring job's
+    # advisory lock lets one process run it; the others record a skipped run).
+    uvicorn.run(
+        "api.app:app_from_environment",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+    )
     return 0
 
 
@@ -198,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes (PostgreSQL only): each has its own event loop and pool",
+    )
     sub.add_parser("migrate", help="alembic upgrade head")
     rescore = sub.add_parser("rescore", help="rescore now (for cron)")
     rescore.add_argument("--user", default=None, help="only this user's memories")
