@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+
 from api.presenters import job_run_out, memory_out
 from services.admin import AdminService
 from services.analysis import TextAnalyzer
@@ -75,7 +77,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers == 1:
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
         return 0
-    if not settings.database_url.startswith("postgresql"):
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
         print(
             "refusing --workers > 1 on SQLite: the embedded database serves one process "
             "(one writer at a time, a scheduler that must not overlap itself); set "

@@ -30,7 +30,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bench.config import NOW, BenchClock
@@ -38,12 +37,12 @@ from bench.consistency import inconsistencies
 from bench.data import Generator
 from bench.runner import DEFAULT_SEED
 from bench.scratch import ScratchTenant, scratch_tenant
-from models import UserMemory
 from services.errors import DomainError
 from services.jobs import run_rescore
 from services.memory import MemoryChanges, MemoryService, NewMemory
 from services.recall import RecallService
 from services.reindex import reindex
+from services.rescoring import RescoringService
 from services.tracked_recall import recall_and_track
 
 # Relative weights of the operations each task draws.
@@ -192,15 +191,10 @@ async def hammer(
 ) -> Tally:
     """Load the tenant, hammer it, return the tally."""
     async with scratch_tenant(backend, size, seed, pg_server) as scratch:
-        async with scratch.db.unit_of_work() as session:
-            low, high = (
-                await session.execute(
-                    select(func.min(UserMemory.id), func.max(UserMemory.id)).where(
-                        UserMemory.user_id == scratch.user
-                    )
-                )
-            ).one()
-        run = Hammer(scratch, int(low), int(high))
+        async with scratch.db.reader() as session:
+            bounds = await RescoringService(session, scratch.settings).id_bounds(scratch.user)
+        assert bounds is not None  # the tenant is loaded
+        run = Hammer(scratch, *bounds)
         deadline = time.monotonic() + seconds
         jobs = [run.rescoring(deadline), run.reindexing(deadline)]
         await asyncio.gather(*jobs, *(run.task(seed + i, deadline) for i in range(tasks)))
