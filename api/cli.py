@@ -85,17 +85,17 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
+    from api.workers import reuse_port_socket, serve_workers
+
     # Each worker builds its own app (and pool, and scheduler: the rescoring job's
-    # advisory lock lets one process run it; the others record a skipped run).
-    uvicorn.run(
-        "api.app:app_from_environment",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level="info",
-    )
-    return 0
+    # advisory lock lets one process run it; the others record a skipped run) and
+    # listens on a socket of its own, so the kernel spreads connections over them.
+    try:
+        holder = reuse_port_socket(args.host, args.port)
+    except OSError as exc:
+        print(f"error: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    return serve_workers("api.app:app_from_environment", holder, args.workers)
 
 
 def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:

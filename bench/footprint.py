@@ -29,6 +29,17 @@ def process_memory_mib(pid: int) -> dict[str, float] | None:
     }
 
 
+def process_tree_memory_mib(pid: int) -> dict[str, float] | None:
+    """``process_memory_mib`` summed over ``pid`` and its children (a server's workers)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii").split()
+    except OSError:
+        return None
+    parts = [process_memory_mib(p) for p in [pid, *map(int, children)]]
+    known = [part for part in parts if part is not None]
+    return {name: sum(part[name] for part in known) for name in ("rss", "peak")}
+
+
 async def database_bytes(db: Database) -> int:
     """The database's size on disk: pg_database_size, or the SQLite file plus its WAL."""
     if db.dialect == "postgresql":

@@ -10,7 +10,8 @@ the database nor the analyzer: what the HTTP stack and the load generator cost. 
 floor alternate in ``load_reps`` repetitions; ratio = recall p50 / healthz p50.
 
 Afterwards the server's RSS (VmRSS) is read from /proc and reported next to the size of
-the database it serves, and next to its RSS before the load.
+the database it serves, and next to its RSS before the load. With ``workers`` > 1 the
+server is ``workers`` processes (api/workers.py) and the RSS is their sum.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data import Generator
-from bench.footprint import count_memories, database_bytes, process_memory_mib
+from bench.footprint import count_memories, database_bytes, process_tree_memory_mib
 from bench.measure import LatencySeries, median, ratio
 from bench.scenarios import TOP_K, Context
 from bench.server import running_server
@@ -113,11 +114,12 @@ async def http_under_load(
     seconds: float,
     reps: int,
     log_path: Path,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """The mix and the /healthz floor, alternating, then the server's RSS."""
     tally = LoadTally()
-    async with running_server(database_url, ctx.clock.now, log_path) as server:
-        idle = process_memory_mib(server.pid)
+    async with running_server(database_url, ctx.clock.now, log_path, workers) as server:
+        idle = process_tree_memory_mib(server.pid)
         for rep in range(reps):
             tally.new_rep()
             mix = mix_source(users, ctx.seed + LOAD_SEED_OFFSET + rep * clients)
@@ -129,11 +131,12 @@ async def http_under_load(
             for source, kinds in phases[:: 1 if rep % 2 == 0 else -1]:
                 async with load_clients(server.base_url, clients) as http:
                     tally.add(await run_window(http, seconds, source), kinds)
-        after = process_memory_mib(server.pid)
+        after = process_tree_memory_mib(server.pid)
     result = tally.summary()
     result.update(
         {
             "clients": clients,
+            "workers": workers,
             "seconds": seconds,
             "repetitions": reps,
             "recall_share": RECALL_SHARE,

@@ -153,16 +153,27 @@ def context_table(results: dict[str, Any]) -> Table:
     return head, rows
 
 
+def _loads(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(backend, section) of every HTTP load: one server process, then several."""
+    return [
+        (backend, r[key])
+        for backend, r in results["backends"].items()
+        for key in ("http_load", "http_load_workers")
+        if key in r
+    ]
+
+
 def http_load_table(results: dict[str, Any]) -> Table:
     """Requests per second and latency per kind under the load, beside /healthz."""
-    head = ["backend", "clients", "mix req/s", "recall /s", "p50", "p99", "add /s", "p50"]
-    head += ["p99", "errors", "healthz /s", "p50", "p99", "ratio"]
+    head = ["backend", "processes", "clients", "mix req/s", "recall /s", "p50", "p99"]
+    head += ["add /s", "p50", "p99", "errors", "healthz /s", "p50", "p99", "ratio"]
     rows = []
-    for backend, h in _sections(results, "http_load"):
+    for backend, h in _loads(results):
         rc, add, hz = h["recall"], h["add"], h["healthz"]
         rows.append(
             [
                 backend,
+                str(h.get("workers", 1)),
                 str(h["clients"]),
                 _rate(h["requests_per_second"]),
                 _rate(rc["per_second"]),
@@ -380,7 +391,13 @@ random. Floor: the same load of `GET /healthz`. Each client's first request (ope
 its connection) is not timed; requests under way at the deadline are finished and
 counted. Mix and floor alternate, {c["load_repetitions"]} repetitions each; a response
 ≥ 400 or a transport error is an error. The load generator runs in the bench process
-on the same machine. Ratio = recall p50 / healthz p50.
+on the same machine. Ratio = recall p50 / healthz p50. On PostgreSQL the same load
+runs again against {c.get("load_workers", 1)} server processes, as
+`jarvis-memory serve --workers {c.get("load_workers", 1)}` runs them (api/workers.py: each
+process listens on the port with a socket of its own, `SO_REUSEPORT`, so the kernel
+spreads the clients' connections over them); the target is checked on one process, the
+row with several is reported beside it. On a machine with few cores those processes,
+the database and the load generator share the CPUs.
 
 **Server memory.** The server process's VmRSS (and VmHWM, its peak) from
 `/proc/<pid>/status` once it is ready and again after the load, beside the memories

@@ -135,7 +135,9 @@ async def run_backend(
             ctx = scenarios.Context(db, settings, analyzer, BenchClock(NOW), scale.reps, seed)
             run = BackendRun(backend, url, ctx, scale, total, ingest_plan, tmp_dir, log)
             for name, step in STEPS:
-                run.results[name] = await step(run)
+                section = await step(run)
+                if section is not None:
+                    run.results[name] = section
         finally:
             await db.dispose()
     return {
@@ -206,6 +208,7 @@ async def run_bench(
             "load_clients": scale.load_clients,
             "load_seconds": scale.load_seconds,
             "load_repetitions": scale.load_reps,
+            "load_workers": scale.load_workers,
             "load_recall_share": RECALL_SHARE,
             "steps": [name for name, _ in STEPS],
         },

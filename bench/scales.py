@@ -15,6 +15,10 @@ class Scale:
     statements to the tenant of ``ingest_tenant`` memories (the smallest: an add through
     the service gets slower as the tenant grows, and the largest would make the run
     far longer).
+
+    The HTTP load runs against one server process (the target's figure) and, on
+    PostgreSQL, again against ``load_workers`` worker processes
+    (``jarvis-memory serve --workers``; SQLite serves one process).
     """
 
     name: str
@@ -29,6 +33,7 @@ class Scale:
     load_clients: int = 64
     load_seconds: float = 30.0
     load_reps: int = 3
+    load_workers: int = 2  # the PostgreSQL server's processes in the second HTTP load
 
     def filler(self, backend: str) -> list[int]:
         """Memory counts of the filler tenants for ``backend``."""

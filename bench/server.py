@@ -22,6 +22,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_SECONDS = 120.0
 STOP_SECONDS = 15.0
+STARTED = "Application startup complete."  # what uvicorn logs once a process serves
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,27 @@ def _tail(path: Path, lines: int = 20) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-async def _wait_ready(proc: asyncio.subprocess.Process, base_url: str, log_path: Path) -> None:
-    """Poll ``/healthz`` until it answers 200; fail with the log if the process dies."""
+def _started(log_path: Path) -> int:
+    """How many of the server's processes have finished their lifespan's startup."""
+    text = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
+    return text.count(STARTED)
+
+
+async def _wait_ready(
+    proc: asyncio.subprocess.Process, base_url: str, log_path: Path, workers: int
+) -> None:
+    """Poll ``/healthz`` until it answers 200 and every worker has started; fail with the
+    log if the process dies. (A worker still warming up accepts no connection, so the
+    first answer says nothing about the others: the load would meet fewer of them.)"""
     deadline = time.perf_counter() + STARTUP_SECONDS
     async with httpx.AsyncClient(base_url=base_url, trust_env=False, timeout=5.0) as client:
         while time.perf_counter() < deadline:
             if proc.returncode is not None:
                 raise RuntimeError(f"bench server exited ({proc.returncode}):\n{_tail(log_path)}")
             try:
-                if (await client.get("/healthz")).status_code == 200:
+                if (await client.get("/healthz")).status_code == 200 and (
+                    workers == 1 or _started(log_path) >= workers
+                ):
                     return
             except httpx.TransportError:
                 pass  # not listening yet: the lifespan is still warming up
@@ -65,8 +78,11 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 
 
 @asynccontextmanager
-async def running_server(database_url: str, now: datetime, log_path: Path) -> AsyncIterator[Server]:
-    """The real app serving ``database_url`` on a loopback port until the block ends."""
+async def running_server(
+    database_url: str, now: datetime, log_path: Path, workers: int = 1
+) -> AsyncIterator[Server]:
+    """The real app serving ``database_url`` on a loopback port until the block ends, in
+    ``workers`` uvicorn worker processes (``pid`` is then their supervisor's)."""
     env = {**os.environ, "DATABASE_URL": database_url}
     with log_path.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
@@ -75,6 +91,8 @@ async def running_server(database_url: str, now: datetime, log_path: Path) -> As
             "bench.server_main",
             "--now",
             now.isoformat(),
+            "--workers",
+            str(workers),
             cwd=ROOT,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -88,7 +106,7 @@ async def running_server(database_url: str, now: datetime, log_path: Path) -> As
                 await proc.wait()
                 raise RuntimeError(f"bench server exited ({proc.returncode}):\n{_tail(log_path)}")
             base_url = f"http://127.0.0.1:{int(line)}"
-            await _wait_ready(proc, base_url, log_path)
+            await _wait_ready(proc, base_url, log_path, workers)
             yield Server(proc.pid, base_url)
         finally:
             await _stop(proc)

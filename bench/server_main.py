@@ -6,6 +6,10 @@ does (same uvicorn defaults and log level; logs go to the file the parent gives 
 stderr) with the bench's settings (scheduler and auth off), the database from
 ``DATABASE_URL`` and the bench's fixed clock. The kernel picks a free loopback port; it
 is printed on stdout as the only line, so parallel runs never collide.
+
+With ``--workers N`` (N > 1) it serves as ``jarvis-memory serve --workers N`` does
+(api/workers.py): N worker processes, each listening on the port with a socket of its
+own, building its app with ``bench_app``, with its own event loop and pool.
 """
 
 from __future__ import annotations
@@ -17,11 +21,14 @@ import sys
 from datetime import datetime
 
 import uvicorn
+from fastapi import FastAPI
 
 from api.app import create_app
+from api.workers import reuse_port_socket, serve_workers
 from bench.config import BenchClock, bench_settings
 
 HOST = "127.0.0.1"
+NOW_VARIABLE = "BENCH_NOW"  # the clock, for worker processes
 
 
 def listening_socket() -> socket.socket:
@@ -39,22 +46,33 @@ def listening_socket() -> socket.socket:
     return sock
 
 
+def bench_app() -> FastAPI:
+    """The bench's app from the environment: ``DATABASE_URL`` and the clock ``BENCH_NOW``."""
+    now = datetime.fromisoformat(os.environ[NOW_VARIABLE])
+    return create_app(bench_settings(os.environ["DATABASE_URL"]), clock=BenchClock(now))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Bind, announce the port, serve until SIGTERM."""
     parser = argparse.ArgumentParser(prog="python -m bench.server_main", description=__doc__)
     parser.add_argument("--now", required=True, help="the service clock, ISO 8601 with zone")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args(argv)
-    settings = bench_settings(os.environ["DATABASE_URL"])
-    app = create_app(settings, clock=BenchClock(datetime.fromisoformat(args.now)))
-    sock = listening_socket()
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    os.environ[NOW_VARIABLE] = args.now  # inherited by worker processes
+    app = bench_app() if args.workers == 1 else None
+    sock = listening_socket() if app is not None else reuse_port_socket(HOST, 0)
     print(sock.getsockname()[1], flush=True)
     # The parent reads only that line: uvicorn's access log (which goes to stdout) must
     # go to the log file instead, or it fills the pipe and the server blocks mid-load.
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     # uvicorn listens on the socket only once the lifespan (jieba warm-up) has finished.
-    uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
-    return 0
+    if app is not None:
+        uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
+        return 0
+    return serve_workers("bench.server_main:bench_app", sock, args.workers)
 
 
 if __name__ == "__main__":

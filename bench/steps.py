@@ -1,8 +1,9 @@
 """The scenarios run on each loaded backend, in order, each result under its own key.
 
-A step is ``async def step(run: BackendRun) -> section``; ``STEPS`` lists them. Order
-matters: everything before ``http_load`` leaves the data as loaded (ingest rolls back,
-rescoring only rewrites scores), while the load adds memories, so it comes last.
+A step is ``async def step(run: BackendRun) -> section`` (None: not measured on this
+backend); ``STEPS`` lists them. Order matters: everything before ``http_load`` leaves
+the data as loaded (ingest rolls back, rescoring only rewrites scores), while the loads
+add memories, so they come last.
 
 Context assembly (issue 5, item 5: 200 messages and 10k memories) is the step before
 ``http_load``: bench/context_assembly.py measures ``ContextService.assemble`` for the
@@ -91,11 +92,11 @@ async def context_assembly(run: BackendRun) -> dict[str, Any]:
     return await assemble_context(run.ctx, user, size, run.scale.queries)
 
 
-async def http_load(run: BackendRun) -> dict[str, Any]:
-    """One uvicorn server under the recall/add mix, next to /healthz; its RSS after."""
+async def _load(run: BackendRun, workers: int) -> dict[str, Any]:
+    """The recall/add mix next to /healthz against ``workers`` server processes."""
     s = run.scale
     run.log(
-        f"[{run.backend}] http load: {s.load_clients} clients, "
+        f"[{run.backend}] http load: {workers} server process(es), {s.load_clients} clients, "
         f"{s.load_reps} x ({s.load_seconds:g}s mix + {s.load_seconds:g}s /healthz)"
     )
     return await http_under_load(
@@ -105,8 +106,21 @@ async def http_load(run: BackendRun) -> dict[str, Any]:
         clients=s.load_clients,
         seconds=s.load_seconds,
         reps=s.load_reps,
-        log_path=run.tmp_dir / f"server-{run.backend}.log",
+        log_path=run.tmp_dir / f"server-{run.backend}-{workers}.log",
+        workers=workers,
     )
+
+
+async def http_load(run: BackendRun) -> dict[str, Any]:
+    """One uvicorn server process under the load; its RSS after."""
+    return await _load(run, 1)
+
+
+async def http_load_workers(run: BackendRun) -> dict[str, Any] | None:
+    """The same load against ``load_workers`` server processes (PostgreSQL only)."""
+    if run.backend != "postgresql" or run.scale.load_workers < 2:
+        return None  # SQLite serves one process (jarvis-memory serve refuses more)
+    return await _load(run, run.scale.load_workers)
 
 
 STEPS: list[tuple[str, Step]] = [
@@ -116,4 +130,5 @@ STEPS: list[tuple[str, Step]] = [
     ("rescore_recall", rescore_recall),
     ("context_assembly", context_assembly),
     ("http_load", http_load),
+    ("http_load_workers", http_load_workers),
 ]

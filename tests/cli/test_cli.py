@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 from api.cli import is_loopback, main
 from tests.conftest import BACKENDS
-from tests.db_backends import fresh_database, postgres_server_url
+from tests.db_backends import fresh_database
 from tests.providers import ProviderServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,66 +128,3 @@ def test_serve_refuses_several_workers_on_sqlite_and_none_at_all(
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'one.db'}")
     assert main(["serve", "--workers", workers]) == 2
     assert message in capsys.readouterr().err
-
-
-def _worker_processes(pid: int) -> int:
-    """Children of ``pid`` that multiprocessing spawned as workers (uvicorn starts a
-    resource tracker beside them)."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return sum(b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes() for c in children)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.mark.skipif(postgres_server_url() is None, reason="several workers need PostgreSQL")
-async def test_several_workers_serve_one_postgresql_database(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    async with fresh_database("postgresql", tmp_path) as url:
-        monkeypatch.setenv("DATABASE_URL", url)
-        assert (await _run(capsys, "migrate"))[0] == 0
-        port = _free_port()
-        server = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "api.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            "2",
-            cwd=ROOT,
-            env={**os.environ, "DATABASE_URL": url},
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            async with httpx.AsyncClient(base_url=base, trust_env=False) as client:
-                for _ in range(600):  # the workers warm jieba up before they listen
-                    try:
-                        if (await client.get("/healthz")).status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        pass
-                    await asyncio.sleep(0.1)
-                assert await asyncio.to_thread(_worker_processes, server.pid) == 2
-                added = await client.post(
-                    "/v1/users/dana/memories", json={"content": "the spare key is in the shed"}
-                )
-                assert added.status_code == 201
-            # A connection each, so the kernel hands them to either worker.
-            for _ in range(10):
-                async with httpx.AsyncClient(base_url=base, trust_env=False) as client:
-                    found = await client.post("/v1/users/dana/recall", json={"query": "spare key"})
-                    assert found.status_code == 200
-                    assert [r["memory"]["id"] for r in found.json()["results"]] == [
-                        added.json()["id"]
-                    ]
-        finally:
-            server.terminate()
-            await server.wait()

@@ -1,0 +1,186 @@
+"""``jarvis-memory serve --workers N`` on PostgreSQL: real worker processes on one port."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.cli import main
+from api.workers import MIN_UPTIME, reuse_port_socket, serve_workers
+from tests.db_backends import fresh_database, postgres_server_url
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTED = b"Application startup complete."
+
+pytestmark = pytest.mark.skipif(
+    postgres_server_url() is None, reason="several workers need PostgreSQL"
+)
+
+
+def _worker_pids(pid: int) -> list[int]:
+    """Children of ``pid`` that multiprocessing spawned as workers (a resource tracker
+    may run beside them)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _connections_per_worker(workers: list[int], port: int) -> list[int]:
+    """Established connections to ``port`` each worker holds, from /proc."""
+    established: set[str] = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+            established.add(fields[9])  # the socket's inode
+    counts = []
+    for pid in workers:
+        links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+        inodes = {link[len("socket:[") : -1] for link in links if link.startswith("socket:[")}
+        counts.append(len(inodes & established))
+    return counts
+
+
+@dataclass
+class Served:
+    process: asyncio.subprocess.Process
+    base_url: str
+    port: int
+    log: Path
+
+
+@asynccontextmanager
+async def serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int = 2
+) -> AsyncIterator[Served]:
+    """A fresh, migrated PostgreSQL database served by ``jarvis-memory serve --workers``
+    on a free port, once every worker has started; stopped (SIGTERM) at the end."""
+    async with fresh_database("postgresql", tmp_path) as url:
+        monkeypatch.setenv("DATABASE_URL", url)
+        assert await asyncio.to_thread(main, ["migrate"]) == 0
+        port = _free_port()
+        log = tmp_path / "serve.log"
+        with log.open("wb") as out:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                *("-m", "api.cli", "serve", "--port", str(port), "--workers", str(workers)),
+                cwd=ROOT,
+                env={**os.environ, "DATABASE_URL": url},
+                stdout=out,
+                stderr=out,
+            )
+        try:
+            for _ in range(600):  # each worker warms jieba up before it listens
+                if log.read_bytes().count(STARTED) >= workers or process.returncode is not None:
+                    break
+                await asyncio.sleep(0.1)
+            assert log.read_bytes().count(STARTED) == workers, log.read_text()
+            yield Served(process, f"http://127.0.0.1:{port}", port, log)
+        finally:
+            if process.returncode is None:
+                process.terminate()
+            await asyncio.wait_for(process.wait(), 60)
+
+
+async def test_several_workers_serve_one_postgresql_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with serving(tmp_path, monkeypatch) as served:
+        assert len(await asyncio.to_thread(_worker_pids, served.process.pid)) == 2
+        async with httpx.AsyncClient(base_url=served.base_url, trust_env=False) as client:
+            added = await client.post(
+                "/v1/users/dana/memories", json={"content": "the spare key is in the shed"}
+            )
+            assert added.status_code == 201
+        # A connection each, so the kernel hands them to either worker.
+        for _ in range(10):
+            async with httpx.AsyncClient(base_url=served.base_url, trust_env=False) as client:
+                found = await client.post("/v1/users/dana/recall", json={"query": "spare key"})
+                assert found.status_code == 200
+                assert [r["memory"]["id"] for r in found.json()["results"]] == [added.json()["id"]]
+    # SIGTERM stops the workers and the supervisor, cleanly.
+    assert served.process.returncode == 0
+    assert served.log.read_bytes().count(b"Finished server process") == 2
+
+
+async def test_kept_alive_connections_are_spread_over_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With one shared listening socket, the worker that woke first accepted every
+    # connection of a burst and kept them (13/51 and 0/64 of the bench's 64 clients).
+    async with serving(tmp_path, monkeypatch) as served, AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=served.base_url, trust_env=False)
+            )
+            for _ in range(32)
+        ]
+        # 32 connections opened at once, each kept alive after its request.
+        answers = await asyncio.gather(*(c.get("/healthz") for c in clients))
+        assert {a.status_code for a in answers} == {200}
+        workers = await asyncio.to_thread(_worker_pids, served.process.pid)
+        counts = await asyncio.to_thread(_connections_per_worker, workers, served.port)
+        assert sum(counts) == 32
+        # Hashed over two sockets: fewer than 4 of 32 on one worker has p < 1e-5.
+        assert min(counts) >= 4, counts
+
+
+async def test_a_dead_worker_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serving(tmp_path, monkeypatch) as served:
+        first, second = await asyncio.to_thread(_worker_pids, served.process.pid)
+        await asyncio.sleep(MIN_UPTIME)  # sooner, a death counts as a failed start
+        os.kill(first, signal.SIGKILL)
+        for _ in range(600):
+            if served.log.read_bytes().count(STARTED) == 3:
+                break
+            await asyncio.sleep(0.1)
+        replaced = await asyncio.to_thread(_worker_pids, served.process.pid)
+        assert len(replaced) == 2
+        assert second in replaced
+        assert first not in replaced
+        assert b"starting another" in served.log.read_bytes()
+        async with httpx.AsyncClient(base_url=served.base_url, trust_env=False) as client:
+            assert (await client.get("/healthz")).status_code == 200
+    assert served.process.returncode == 0
+
+
+def test_workers_that_cannot_start_stop_the_server() -> None:
+    # No restart loop: a worker dying at startup stops the others, exit status 1.
+    holder = reuse_port_socket("127.0.0.1", 0)
+    assert serve_workers("tests.cli.no_such_module:app", holder, 2) == 1
+    assert holder.fileno() == -1  # closed: the port is free again
+
+
+def test_a_port_in_use_is_refused_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", postgres_server_url() or "")
+    with socket.socket() as taken:  # another program's socket, without SO_REUSEPORT
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--workers", "2"]) == 2
+    assert f"cannot bind 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_reuse_port_sockets_share_a_port() -> None:
+    with reuse_port_socket("127.0.0.1", 0) as holder:
+        port = holder.getsockname()[1]
+        with reuse_port_socket("127.0.0.1", port) as worker:
+            worker.listen()
+            assert worker.getsockname()[1] == port
+            assert worker.proto == socket.IPPROTO_TCP  # so asyncio sets TCP_NODELAY
