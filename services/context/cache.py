@@ -27,10 +27,15 @@ def task_key(task_context: str, task_type: str) -> str:
 
 
 def message_key(message: ChatMessage) -> str:
-    """The message's own id when it has one, else a hash of its role and content."""
-    if message.id:
-        return f"id:{message.id}"
-    return f"hash:{message.role}:{content_hash(message.content)}"
+    """What the LLM's answer depends on: the message's role, name and content, all the
+    prompt shows of it (services/context/llm_scoring.py).
+
+    Not its id. Ids are the caller's ("m1" in every conversation) and this cache is the
+    process's: keyed by id, one conversation's "m1" was answered with another's answer,
+    reason included (the reason speaks of that other message's content), and an edited
+    message kept the answer for its old text.
+    """
+    return f"{message.role}:{message.name or ''}:{content_hash(message.content)}"
 
 
 class ScoreCache:

@@ -91,6 +91,24 @@ async def test_cache_and_incremental_scoring(analyzer: TextAnalyzer, llm: FakeLl
     assert llm.asked_indexes() == UNCERTAIN
 
 
+async def test_the_cache_keys_a_message_by_its_text_not_its_id(
+    analyzer: TextAnalyzer, llm: FakeLlm
+) -> None:
+    # Ids are the caller's ("m1" in every conversation) and the cache is the process's:
+    # keyed by id, another conversation's "m1" got this one's answer and its reason.
+    scorer = scorer_for(analyzer, llm)
+    task = scorer.task("retry logic for the API client")
+    first = ChatMessage("assistant", "The weather looked odd in the logs", id="m1")
+    other = ChatMessage("assistant", "Interesting, the numbers moved overnight", id="m1")
+    assert [s.method for s in await scorer.score([first], task)] == ["llm"]
+    assert [s.method for s in await scorer.score([other], task)] == ["llm"]
+    assert len(llm.requests) == 2
+    # The same words under another id (or none) are the same question: answered from cache.
+    again = ChatMessage("assistant", "The weather looked odd in the logs", id="m7")
+    assert [s.method for s in await scorer.score([again], task)] == ["cache"]
+    assert len(llm.requests) == 2
+
+
 async def test_batches_split_large_conversations(analyzer: TextAnalyzer, llm: FakeLlm) -> None:
     scorer = scorer_for(analyzer, llm, batch=1)
     scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
