@@ -9,6 +9,10 @@ drawn at random. The floor is the same load of ``GET /healthz``, which touches n
 the database nor the analyzer: what the HTTP stack and the load generator cost. Mix and
 floor alternate in ``load_reps`` repetitions; ratio = recall p50 / healthz p50.
 
+Over each window the CPU time of the server, of the PostgreSQL server's processes and of
+the load generator is read from /proc (bench/cpu.py) and reported per request: under
+busy clients the ratio follows what a request of each kind costs the machine.
+
 Afterwards the server's RSS (VmRSS) is read from /proc and reported next to the size of
 the database it serves, and next to its RSS before the load. With ``workers`` > 1 the
 server is ``workers`` processes (api/workers.py) and the RSS is their sum.
@@ -23,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.cpu import CpuSampler
 from bench.data import Generator
 from bench.footprint import count_memories, database_bytes, process_tree_memory_mib
 from bench.measure import LatencySeries, median, ratio
@@ -75,6 +80,9 @@ class LoadTally:
         self.rates: dict[str, list[float]] = {kind: [] for kind in (*KINDS, "mix")}
         self.errors: Counter[str] = Counter()
         self.error_samples: list[str] = []
+        # Per phase: CPU seconds per party and the requests they served, over every rep.
+        self.cpu: dict[str, Counter[str]] = {"mix": Counter(), "healthz": Counter()}
+        self.served: Counter[str] = Counter()
 
     def new_rep(self) -> None:
         """Start a repetition."""
@@ -89,6 +97,10 @@ class LoadTally:
             self.rates[kind].append(ratio(window.completed(kind), window.seconds))
         if len(kinds) > 1:
             self.rates["mix"].append(ratio(window.completed(), window.seconds))
+        if window.cpu_seconds:
+            phase = "mix" if len(kinds) > 1 else kinds[0]
+            self.cpu[phase].update(window.cpu_seconds)
+            self.served[phase] += window.completed()
         self.errors.update(window.errors)
         self.error_samples.extend(window.error_samples[: ERROR_SAMPLES - len(self.error_samples)])
 
@@ -99,6 +111,12 @@ class LoadTally:
             out[kind] = self.series[kind].summary_ms()
             out[kind]["per_second"] = median(self.rates[kind])
         out["requests_per_second"] = median(self.rates["mix"])
+        # CPU milliseconds per request, per phase and party, over every repetition.
+        out["cpu_ms_per_request"] = {
+            phase: {party: 1000 * s / self.served[phase] for party, s in spent.items()}
+            for phase, spent in self.cpu.items()
+            if self.served[phase]
+        }
         out["errors"] = dict(self.errors)
         out["error_count"] = sum(self.errors.values())
         out["error_samples"] = self.error_samples
@@ -120,6 +138,7 @@ async def http_under_load(
     tally = LoadTally()
     async with running_server(database_url, ctx.clock.now, log_path, workers) as server:
         idle = process_tree_memory_mib(server.pid)
+        cpu = CpuSampler(server.pid, database=ctx.db.dialect == "postgresql")
         for rep in range(reps):
             tally.new_rep()
             mix = mix_source(users, ctx.seed + LOAD_SEED_OFFSET + rep * clients)
@@ -130,7 +149,7 @@ async def http_under_load(
             # Alternate which goes first, so neither always meets a warmer server.
             for source, kinds in phases[:: 1 if rep % 2 == 0 else -1]:
                 async with load_clients(server.base_url, clients) as http:
-                    tally.add(await run_window(http, seconds, source), kinds)
+                    tally.add(await run_window(http, seconds, source, cpu), kinds)
         after = process_tree_memory_mib(server.pid)
     result = tally.summary()
     result.update(

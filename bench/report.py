@@ -192,6 +192,25 @@ def http_load_table(results: dict[str, Any]) -> Table:
     return head, rows
 
 
+def _cpu_ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def http_cpu_table(results: dict[str, Any]) -> Table:
+    """CPU milliseconds per request under the load, per phase, by who spent them."""
+    head = ["backend", "processes", "load", "server", "database", "load generator", "total"]
+    rows = []
+    for backend, h in _loads(results):
+        for phase, cpu in h.get("cpu_ms_per_request", {}).items():
+            parties = [cpu.get("server"), cpu.get("database"), cpu.get("generator")]
+            rows.append(
+                [backend, str(h.get("workers", 1)), phase]
+                + [_cpu_ms(v) for v in parties]
+                + [_cpu_ms(sum(v for v in parties if v is not None))]
+            )
+    return head, rows
+
+
 def server_memory_table(results: dict[str, Any]) -> Table:
     """The server's RSS before and after the load, beside what its database holds."""
     head = ["backend", "memories", "database MiB", "RSS before MiB", "RSS after MiB"]
@@ -262,6 +281,7 @@ def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
             context_table(results),
         ),
         ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
+        ("HTTP under load: CPU ms per request", http_cpu_table(results)),
         ("Server memory after the load", server_memory_table(results)),
         ("Bulk load", load_table(results)),
     ]
@@ -398,6 +418,13 @@ process listens on the port with a socket of its own, `SO_REUSEPORT`, so the ker
 spreads the clients' connections over them); the target is checked on one process, the
 row with several is reported beside it. On a machine with few cores those processes,
 the database and the load generator share the CPUs.
+
+**CPU per request under the load** (bench/cpu.py). Over each window, the CPU time
+(user + system, from `/proc`) of the server's processes, of every PostgreSQL process on
+the machine (SQLite works inside the server's process) and of the bench process (the
+load generator), divided by the requests the window completed, summed over the
+repetitions. With busy clients in a closed loop, the ratio of the mix's latency to the
+floor's follows the ratio of these totals: it says where a recall's time goes.
 
 **Server memory.** The server process's VmRSS (and VmHWM, its peak) from
 `/proc/<pid>/status` once it is ready and again after the load, beside the memories

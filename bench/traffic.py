@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from bench.cpu import CpuSampler
+
 REQUEST_TIMEOUT_SECONDS = 60.0
 ERROR_SAMPLES = 5
 
@@ -48,6 +50,7 @@ class Window:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)
     error_samples: list[str] = field(default_factory=list)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # per party (bench/cpu.py)
 
     def completed(self, kind: str | None = None) -> int:
         """Successful requests, of one kind or of all."""
@@ -116,16 +119,24 @@ async def load_clients(base_url: str, clients: int) -> AsyncIterator[list[httpx.
 
 
 async def run_window(
-    clients: list[httpx.AsyncClient], seconds: float, source: RequestSource
+    clients: list[httpx.AsyncClient],
+    seconds: float,
+    source: RequestSource,
+    cpu: CpuSampler | None = None,
 ) -> Window:
-    """Every client in a closed loop for ``seconds``, drawing from ``source``."""
+    """Every client in a closed loop for ``seconds``, drawing from ``source``; with
+    ``cpu``, the CPU time each party spent over the same requests."""
     window = Window()
     pairs = [(c, source(i)) for i, c in enumerate(clients)]
     # One request each (re)opens every connection; its errors count, its latency does not.
     await asyncio.gather(*(_send(c, next(s), window) for c, s in pairs))
     window.latencies.clear()
+    before = cpu.snapshot() if cpu is not None else None
     start = time.perf_counter()
     deadline = start + seconds
     await asyncio.gather(*(_drive(c, s, deadline, window) for c, s in pairs))
     window.seconds = time.perf_counter() - start
+    after = cpu.snapshot() if cpu is not None else None
+    if cpu is not None and before is not None and after is not None:
+        window.cpu_seconds = cpu.spent(before, after)
     return window

@@ -69,6 +69,14 @@ def _check_http_load(section: dict[str, Any], total: int, workers: int = 1) -> N
     assert server["database_bytes"] > 0
     _positive(server, "rss_mib_before_load", "rss_mib_after_load", "peak_rss_mib")
     assert server["peak_rss_mib"] >= server["rss_mib_after_load"]
+    # CPU per request, per phase: the server and the load generator always work; a
+    # PostgreSQL server on this machine is counted beside them (SQLite has none).
+    cpu = section["cpu_ms_per_request"]
+    assert set(cpu) == {"mix", "healthz"}
+    for phase in cpu.values():
+        assert phase["server"] > 0
+        assert phase["generator"] > 0
+    assert cpu["mix"]["server"] > cpu["healthz"]["server"]
 
 
 async def test_smoke_scale_measures_every_scenario(
@@ -150,6 +158,7 @@ async def test_smoke_scale_measures_every_scenario(
     for table, method in [
         ("Recall during rescoring", "**Recall during rescoring**"),
         ("HTTP under load", "**HTTP under load**"),
+        ("HTTP under load: CPU ms per request", "**CPU per request under the load**"),
         ("Context assembly", "**Context assembly**"),
         ("Server memory after the load", "**Server memory.**"),
     ]:
