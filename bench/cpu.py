@@ -84,8 +84,10 @@ class CpuSampler:
     def spent(self, before: CpuSnapshot, after: CpuSnapshot) -> dict[str, float]:
         """CPU seconds per party between two snapshots. A backend that started meanwhile
         (a new pooled connection) counts from 0; one that ended is lost with its time."""
-        spent = {"server": after.server - before.server, "generator": after.generator}
-        spent["generator"] -= before.generator
+        spent = {
+            "server": after.server - before.server,
+            "generator": after.generator - before.generator,
+        }
         if self.database and after.database:
             spent["database"] = sum(
                 seconds - before.database.get(pid, 0.0) for pid, seconds in after.database.items()

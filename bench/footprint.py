@@ -6,6 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 
+from bench.cpu import children
 from models import UserMemory
 from services.db import Database
 
@@ -31,11 +32,10 @@ def process_memory_mib(pid: int) -> dict[str, float] | None:
 
 def process_tree_memory_mib(pid: int) -> dict[str, float] | None:
     """``process_memory_mib`` summed over ``pid`` and its children (a server's workers)."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii").split()
-    except OSError:
+    own = process_memory_mib(pid)
+    if own is None:
         return None
-    parts = [process_memory_mib(p) for p in [pid, *map(int, children)]]
+    parts = [own, *(process_memory_mib(child) for child in children(pid))]
     known = [part for part in parts if part is not None]
     return {name: sum(part[name] for part in known) for name in ("rss", "peak")}
 

@@ -32,7 +32,8 @@ NOW_VARIABLE = "BENCH_NOW"  # the clock, for worker processes
 
 
 def listening_socket() -> socket.socket:
-    """A loopback TCP socket on a port the kernel picks, for uvicorn to listen on.
+    """A loopback TCP socket on a port the kernel picks, for uvicorn (or the workers)
+    to listen on.
 
     The protocol is named, not left 0: asyncio sets TCP_NODELAY only on connections
     whose socket says IPPROTO_TCP, and an accepted connection inherits the listener's
@@ -41,9 +42,7 @@ def listening_socket() -> socket.socket:
     p50 of 48 ms, against about 2,400 at 24 ms for ``jarvis-memory serve`` (whose socket
     asyncio makes), alternating, two rounds each (issue 5).
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind((HOST, 0))
-    return sock
+    return reuse_port_socket(HOST, 0)  # names IPPROTO_TCP; SO_REUSEPORT for the workers
 
 
 def bench_app() -> FastAPI:
@@ -62,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers must be at least 1")
     os.environ[NOW_VARIABLE] = args.now  # inherited by worker processes
     app = bench_app() if args.workers == 1 else None
-    sock = listening_socket() if app is not None else reuse_port_socket(HOST, 0)
+    sock = listening_socket()
     print(sock.getsockname()[1], flush=True)
     # The parent reads only that line: uvicorn's access log (which goes to stdout) must
     # go to the log file instead, or it fills the pipe and the server blocks mid-load.

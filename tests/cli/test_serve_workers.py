@@ -17,6 +17,7 @@ import pytest
 
 from api.cli import main
 from api.workers import MIN_UPTIME, reuse_port_socket, serve_workers
+from bench.cpu import children
 from tests.db_backends import fresh_database, postgres_server_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,8 +31,7 @@ pytestmark = pytest.mark.skipif(
 def _worker_pids(pid: int) -> list[int]:
     """Children of ``pid`` that multiprocessing spawned as workers (a resource tracker
     may run beside them)."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return [int(c) for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [c for c in children(pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
 def _free_port() -> int:
