@@ -85,7 +85,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    from api.workers import reuse_port_socket, serve_workers
+    from api.workers import exec_supervisor, reuse_port_socket
 
     # Each worker builds its own app (and pool, and scheduler: the rescoring job's
     # advisory lock lets one process run it; the others record a skipped run) and
@@ -95,7 +95,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         print(f"error: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    return serve_workers("api.app:app_from_environment", holder, args.workers)
+    # This process becomes the supervisor, without the modules it imported.
+    exec_supervisor("api.app:app_from_environment", holder, args.workers)
 
 
 def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:

@@ -17,17 +17,28 @@ port 0 names one port for all workers.
 
 The supervisor replaces a worker that dies, as uvicorn's does, unless it died while
 starting (then it stops the others and exits 1: restarting would only loop).
+
+``exec_supervisor`` turns the calling process (``jarvis-memory serve``, the bench's
+server) into the supervisor by exec'ing ``python -m api.workers``, which imports uvicorn
+and nothing of the app. The CLI had imported every service (SQLAlchemy, FastAPI, jieba:
+about 100 MiB of RSS); a supervisor that kept them held that memory for as long as the
+workers served, and did nothing with it (issue 5).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import multiprocessing
+import os
 import signal
 import socket
+import sys
 import time
+from collections.abc import Sequence
 from multiprocessing.connection import wait
 from types import FrameType
+from typing import NoReturn
 
 import uvicorn
 
@@ -132,3 +143,32 @@ def serve_workers(
             signal.signal(sig, handler)
         holder.close()
     return 1 if failed else 0
+
+
+def exec_supervisor(
+    factory: str, holder: socket.socket, workers: int, log_level: str = "info"
+) -> NoReturn:
+    """Replace this process (same pid) by ``python -m api.workers``, which runs
+    ``serve_workers`` on ``holder``'s port: the socket is kept open across the exec."""
+    holder.set_inheritable(True)
+    # exec discards what the buffers still hold.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    argv = [sys.executable, "-m", "api.workers", factory, str(holder.fileno())]
+    os.execv(sys.executable, [*argv, "--workers", str(workers), "--log-level", log_level])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m api.workers FACTORY FD``: supervise workers on the bound socket ``FD``."""
+    parser = argparse.ArgumentParser(prog="python -m api.workers", description=__doc__)
+    parser.add_argument("factory", help='the app factory, "module:function"')
+    parser.add_argument("fd", type=int, help="a bound TCP socket inherited from the caller")
+    parser.add_argument("--workers", type=int, required=True)
+    parser.add_argument("--log-level", default="info")
+    args = parser.parse_args(argv)
+    holder = socket.socket(fileno=args.fd)
+    return serve_workers(args.factory, holder, args.workers, args.log_level)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

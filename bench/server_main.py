@@ -8,8 +8,9 @@ stderr) with the bench's settings (scheduler and auth off), the database from
 is printed on stdout as the only line, so parallel runs never collide.
 
 With ``--workers N`` (N > 1) it serves as ``jarvis-memory serve --workers N`` does
-(api/workers.py): N worker processes, each listening on the port with a socket of its
-own, building its app with ``bench_app``, with its own event loop and pool.
+(api/workers.py): it becomes the supervisor (an exec, so the RSS summed over the server's
+processes is the deployment's) of N worker processes, each listening on the port with a
+socket of its own, building its app with ``bench_app``, with its own event loop and pool.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
-from api.workers import reuse_port_socket, serve_workers
+from api.workers import exec_supervisor, reuse_port_socket
 from bench.config import BenchClock, bench_settings
 
 HOST = "127.0.0.1"
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     if app is not None:
         uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
         return 0
-    return serve_workers("bench.server_main:bench_app", sock, args.workers)
+    exec_supervisor("bench.server_main:bench_app", sock, args.workers)
 
 
 if __name__ == "__main__":

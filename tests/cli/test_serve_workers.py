@@ -18,6 +18,7 @@ import pytest
 from api.cli import main
 from api.workers import MIN_UPTIME, reuse_port_socket, serve_workers
 from bench.cpu import children
+from bench.footprint import process_memory_mib
 from tests.db_backends import fresh_database, postgres_server_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +33,14 @@ def _worker_pids(pid: int) -> list[int]:
     """Children of ``pid`` that multiprocessing spawned as workers (a resource tracker
     may run beside them)."""
     return [c for c in children(pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+def _supervisor(pid: int) -> tuple[list[bytes], float, float]:
+    """The supervisor's command line, its RSS, and its smallest worker's RSS (MiB)."""
+    sizes = [process_memory_mib(p) for p in [pid, *_worker_pids(pid)]]
+    rss = [size["rss"] for size in sizes if size is not None]
+    assert len(rss) == len(sizes) > 1
+    return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"), rss[0], min(rss[1:])
 
 
 def _free_port() -> int:
@@ -100,7 +109,14 @@ async def test_several_workers_serve_one_postgresql_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with serving(tmp_path, monkeypatch) as served:
-        assert len(await asyncio.to_thread(_worker_pids, served.process.pid)) == 2
+        workers = await asyncio.to_thread(_worker_pids, served.process.pid)
+        assert len(workers) == 2
+        # The supervisor is python -m api.workers (exec'd by the CLI, same pid), without
+        # the app's modules: about 25 MiB against a worker's 190 (it kept the CLI's
+        # 100 MiB before).
+        command, supervisor, smallest = await asyncio.to_thread(_supervisor, served.process.pid)
+        assert command[1:3] == [b"-m", b"api.workers"]
+        assert 3 * supervisor < smallest, (supervisor, smallest)
         async with httpx.AsyncClient(base_url=served.base_url, trust_env=False) as client:
             added = await client.post(
                 "/v1/users/dana/memories", json={"content": "the spare key is in the shed"}
