@@ -8,10 +8,15 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.schemas import ErrorOut
-from services.errors import DomainError
+from services.db import is_contention
+from services.errors import DatabaseBusy, DomainError
+
+# Seconds a client should wait before retrying a request the database was too busy for.
+RETRY_AFTER_SECONDS = 1
 
 
 def error_response(status: int, code: str, message: str, details: Any = None) -> JSONResponse:
@@ -28,6 +33,20 @@ async def _domain(_request: Request, exc: Exception) -> JSONResponse:
     response = error_response(exc.status_code, exc.code, exc.message, exc.details)
     if headers:
         response.headers.update(headers)
+    return response
+
+
+async def _database(request: Request, exc: Exception) -> JSONResponse:
+    """A transaction that lost to another (lock timeout, deadlock) is 503 with
+    Retry-After: it was rolled back, so the client may send it again. Any other database
+    error is the server's, and goes on to be a 500."""
+    if not is_contention(exc):
+        raise exc
+    busy = DatabaseBusy(
+        "the database was busy with other writes to this data; nothing was written, retry"
+    )
+    response = await _domain(request, busy)
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 
@@ -57,6 +76,7 @@ async def _http(_request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on ``app``."""
     app.add_exception_handler(DomainError, _domain)
+    app.add_exception_handler(DBAPIError, _database)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -24,7 +24,7 @@ from services.settings import PlanCacheMode, Settings
 _READER = "jarvis_reader"
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _configure_sqlite(engine: AsyncEngine, lock_timeout_ms: int) -> None:
     sync_engine = engine.sync_engine
 
     @event.listens_for(sync_engine, "connect")
@@ -37,7 +37,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         # WAL lets readers proceed while the scheduler writes.
         cursor.execute("PRAGMA journal_mode=WAL")
         # Wait for a competing writer instead of failing at once with "database is locked".
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         # Safe with WAL; full fsync on every commit buys nothing for this workload.
         cursor.execute("PRAGMA synchronous=NORMAL")
         # Scoring SQL uses exp (decay) and ln (BM25's idf): SQLite's math functions, or
@@ -65,8 +65,15 @@ def build_engine(
     echo: bool = False,
     pool_size: int = 10,
     plan_cache_mode: PlanCacheMode = "force_generic_plan",
+    lock_timeout_ms: int = 30_000,
 ) -> AsyncEngine:
     """An async engine for ``url`` with the per-dialect settings this service relies on.
+
+    A statement waits at most ``lock_timeout_ms`` for a lock another transaction holds:
+    SQLite's ``busy_timeout``, PostgreSQL's ``lock_timeout`` (by default PostgreSQL waits
+    for ever, so one stuck session, say an operator's open psql transaction, would hold
+    every write of that user until it ended). A wait that times out raises an error that
+    ``is_contention`` recognises, and the API answers 503 ``database_busy``.
 
     On PostgreSQL (asyncpg) every connection gets ``plan_cache_mode``, by default
     ``force_generic_plan``. asyncpg prepares every statement, and under PostgreSQL's
@@ -82,7 +89,7 @@ def build_engine(
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, echo=echo)
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, lock_timeout_ms)
         return engine
     asyncpg = parsed.get_driver_name() == "asyncpg"
     engine = create_async_engine(
@@ -91,7 +98,16 @@ def build_engine(
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=not asyncpg,
-        connect_args=({"server_settings": {"plan_cache_mode": plan_cache_mode}} if asyncpg else {}),
+        connect_args=(
+            {
+                "server_settings": {
+                    "plan_cache_mode": plan_cache_mode,
+                    "lock_timeout": str(int(lock_timeout_ms)),
+                }
+            }
+            if asyncpg
+            else {}
+        ),
     )
     if asyncpg:
         _check_on_checkout(engine)
@@ -139,6 +155,7 @@ class Database:
                 echo=settings.db_echo,
                 pool_size=settings.db_pool_size,
                 plan_cache_mode=settings.db_plan_cache_mode,
+                lock_timeout_ms=settings.db_lock_timeout_ms,
             )
         )
 
@@ -199,3 +216,24 @@ class Database:
     async def dispose(self) -> None:
         """Close every pooled connection."""
         await self.engine.dispose()
+
+
+# PostgreSQL's SQLSTATEs of a transaction that lost to another, not of a wrong request:
+# deadlock_detected, serialization_failure, lock_not_available (lock_timeout, NOWAIT).
+_CONTENTION_SQLSTATES = frozenset({"40P01", "40001", "55P03"})
+# SQLite's result codes (and their extended forms, SQLITE_BUSY_SNAPSHOT …): the lock
+# stayed taken past busy_timeout, or a table lock within one process.
+_CONTENTION_SQLITE = ("SQLITE_BUSY", "SQLITE_LOCKED")
+
+
+def is_contention(exc: BaseException) -> bool:
+    """True when ``exc`` says another transaction was in the way (a lock held past the
+    lock timeout, a deadlock, a serialization conflict): retrying may succeed, and the
+    failed transaction wrote nothing. False for any other error (a bug, a lost server)."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    original = exc.orig
+    if getattr(original, "sqlstate", None) in _CONTENTION_SQLSTATES:
+        return True
+    name = getattr(original, "sqlite_errorname", None)
+    return isinstance(name, str) and name.startswith(_CONTENTION_SQLITE)

@@ -77,3 +77,12 @@ class NotSuperseded(DomainError):
 
     code = "not_superseded"
     status_code = 409
+
+
+class DatabaseBusy(DomainError):
+    """The database could not serve this request now: a lock another transaction held
+    past ``DB_LOCK_TIMEOUT_MS``, or a deadlock or serialization conflict it lost. Its
+    transaction was rolled back, so nothing of it was written; a retry may succeed."""
+
+    code = "database_busy"
+    status_code = 503

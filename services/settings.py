@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     )
     db_pool_size: int = 10
     db_echo: bool = False
+    # How long a statement waits for a lock another transaction holds (SQLite's
+    # busy_timeout, PostgreSQL's lock_timeout, whose default waits for ever) before its
+    # request fails with 503 database_busy (services/db.py).
+    db_lock_timeout_ms: int = Field(default=30_000, ge=1, le=3_600_000)
     # PostgreSQL's plan_cache_mode on every connection (services/db.py explains why).
     db_plan_cache_mode: PlanCacheMode = "force_generic_plan"
     # Park what is alive once the app has started out of the cyclic garbage collector's

@@ -1,0 +1,118 @@
+"""A write that waits past DB_LOCK_TIMEOUT_MS for another transaction's lock is 503.
+
+With the real engine on both databases: another unit of work holds the lock (on SQLite
+the write lock, on PostgreSQL the user's row that every write of the user takes first),
+and the app's engine waits at most 200 ms for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from sqlalchemy import delete, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from api.app import create_app
+from models import MemoryUser, UserMemory
+from services.analysis import TextAnalyzer
+from services.db import Database, build_engine, is_contention
+from services.memory import MemoryService, NewMemory
+from services.settings import Settings
+from tests.conftest import FakeClock
+
+USER = "busy-database"
+
+
+@pytest.fixture
+async def real_db(engine: AsyncEngine) -> AsyncIterator[Database]:
+    """The session's real engine (commits are real); the test's rows deleted after."""
+    database = Database(engine)
+    yield database
+    async with database.unit_of_work() as session:
+        await session.execute(delete(UserMemory).where(UserMemory.user_id == USER))
+        await session.execute(delete(MemoryUser).where(MemoryUser.user_id == USER))
+
+
+@pytest.fixture
+async def impatient_db(database_url: str) -> AsyncIterator[Database]:
+    """An engine on the same database that waits at most 200 ms for a lock."""
+    database = Database(build_engine(database_url, lock_timeout_ms=200))
+    yield database
+    await database.dispose()
+
+
+async def test_a_write_blocked_past_the_lock_timeout_is_503_and_writes_nothing(
+    real_db: Database,
+    impatient_db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+) -> None:
+    app = create_app(settings, db=impatient_db, clock=clock)
+    url = f"/v1/users/{USER}/memories"
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
+    ):
+        async with real_db.unit_of_work() as holder:
+            await MemoryService(holder, settings, analyzer, clock).add(
+                USER, NewMemory(content="an add that holds its locks a while")
+            )
+            blocked = await asyncio.wait_for(
+                http.post(url, json={"content": "the spare key is in the shed"}), timeout=20
+            )
+        assert blocked.status_code == 503
+        assert blocked.headers["retry-after"] == "1"
+        error = blocked.json()["error"]
+        assert error["code"] == "database_busy"
+        assert "retry" in error["message"]
+        listed = await http.get(url)
+        assert [m["content"] for m in listed.json()["items"]] == [
+            "an add that holds its locks a while"
+        ]
+        # The lock released, the same request succeeds.
+        retried = await http.post(url, json={"content": "the spare key is in the shed"})
+        assert retried.status_code == 201
+
+
+async def test_other_database_errors_are_not_contention(real_db: Database) -> None:
+    with pytest.raises(DBAPIError) as raised:
+        async with real_db.unit_of_work() as session:
+            await session.execute(text("SELECT * FROM no_such_table"))
+    assert not is_contention(raised.value)
+    assert not is_contention(ValueError("not a database error"))
+
+
+async def test_a_postgresql_deadlock_is_contention(real_db: Database) -> None:
+    if real_db.dialect != "postgresql":
+        pytest.skip("SQLite has one writer at a time: no deadlock between two")
+    async with real_db.unit_of_work() as session:
+        await session.execute(text("DROP TABLE IF EXISTS busy_pair"))
+        await session.execute(text("CREATE TABLE busy_pair (id int PRIMARY KEY)"))
+        await session.execute(text("INSERT INTO busy_pair VALUES (1), (2)"))
+    both_hold_one = asyncio.Barrier(2)
+
+    async def lock_in_order(first: int, second: int) -> None:
+        async with real_db.unit_of_work() as session:
+            await session.execute(text("UPDATE busy_pair SET id = id WHERE id = :i"), {"i": first})
+            await both_hold_one.wait()
+            await session.execute(text("UPDATE busy_pair SET id = id WHERE id = :i"), {"i": second})
+
+    try:
+        outcomes = await asyncio.wait_for(
+            asyncio.gather(lock_in_order(1, 2), lock_in_order(2, 1), return_exceptions=True),
+            timeout=30,
+        )
+    finally:
+        async with real_db.unit_of_work() as session:
+            await session.execute(text("DROP TABLE busy_pair"))
+    errors = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(errors) == 1, outcomes  # PostgreSQL cancels one; the other goes on
+    assert isinstance(errors[0], DBAPIError)
+    assert getattr(errors[0].orig, "sqlstate", None) == "40P01"
+    assert is_contention(errors[0])
