@@ -212,15 +212,17 @@ def http_cpu_table(results: dict[str, Any]) -> Table:
 
 
 def server_memory_table(results: dict[str, Any]) -> Table:
-    """The server's RSS before and after the load, beside what its database holds."""
-    head = ["backend", "memories", "database MiB", "RSS before MiB", "RSS after MiB"]
-    head += ["peak RSS MiB"]
+    """The server's RSS before and after each load, beside what its database holds;
+    with several processes, summed over them and their supervisor."""
+    head = ["backend", "processes", "memories", "database MiB", "RSS before MiB"]
+    head += ["RSS after MiB", "peak RSS MiB"]
     rows = []
-    for backend, h in _sections(results, "http_load"):
+    for backend, h in _loads(results):
         m = h["server"]
         rows.append(
             [
                 backend,
+                str(h.get("workers", 1)),
                 f"{m['database_memories']:,}",
                 _mib(m["database_bytes"] / 2**20),
                 _mib(m["rss_mib_before_load"]),
@@ -429,7 +431,8 @@ floor's follows the ratio of these totals: it says where a recall's time goes.
 **Server memory.** The server process's VmRSS (and VmHWM, its peak) from
 `/proc/<pid>/status` once it is ready and again after the load, beside the memories
 and the on-disk size of the database it serves (`pg_database_size`, or the SQLite file
-and its WAL).
+and its WAL). With several processes, summed over the workers, their supervisor and
+multiprocessing's resource tracker.
 """
 
 
