@@ -50,6 +50,13 @@ async def _database(request: Request, exc: Exception) -> JSONResponse:
     return response
 
 
+async def _internal(_request: Request, _exc: Exception) -> JSONResponse:
+    """Anything unhandled: a 500 in the service's one error shape rather than Starlette's
+    plain text. Starlette still re-raises the exception after sending this, so the server
+    logs its traceback; the client is told nothing of it."""
+    return error_response(500, "internal_error", "the server failed to answer this request")
+
+
 async def _validation(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = [
@@ -77,6 +84,7 @@ def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on ``app``."""
     app.add_exception_handler(DomainError, _domain)
     app.add_exception_handler(DBAPIError, _database)
+    app.add_exception_handler(Exception, _internal)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)
 

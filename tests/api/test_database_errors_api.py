@@ -1,4 +1,5 @@
-"""A write that waits past DB_LOCK_TIMEOUT_MS for another transaction's lock is 503.
+"""A write that waits past DB_LOCK_TIMEOUT_MS for another transaction's lock is 503;
+any other failure is a 500, both in the service's error shape.
 
 With the real engine on both databases: another unit of work holds the lock (on SQLite
 the write lock, on PostgreSQL the user's row that every write of the user takes first),
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -23,7 +25,8 @@ from services.analysis import TextAnalyzer
 from services.db import Database, build_engine, is_contention
 from services.memory import MemoryService, NewMemory
 from services.settings import Settings
-from tests.conftest import FakeClock
+from tests.conftest import BACKENDS, FakeClock
+from tests.db_backends import fresh_database
 
 USER = "busy-database"
 
@@ -116,3 +119,23 @@ async def test_a_postgresql_deadlock_is_contention(real_db: Database) -> None:
     assert isinstance(errors[0], DBAPIError)
     assert getattr(errors[0].orig, "sqlstate", None) == "40P01"
     assert is_contention(errors[0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_any_other_error_is_a_500_in_the_error_shape(
+    backend: str, tmp_path: Path, settings: Settings, clock: FakeClock
+) -> None:
+    # A database nobody migrated: "no such table" is no contention, so no 503.
+    async with fresh_database(backend, tmp_path) as url:
+        database = Database(build_engine(url))
+        app = create_app(settings, db=database, clock=clock)
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        try:
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                response = await http.post(f"/v1/users/{USER}/memories", json={"content": "x y"})
+        finally:
+            await database.dispose()
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {"code": "internal_error", "message": "the server failed to answer this request"}
+    }
