@@ -56,23 +56,24 @@ def main(argv: list[str] | None = None) -> int:
     """Bind, announce the port, serve until SIGTERM."""
     parser = argparse.ArgumentParser(prog="python -m bench.server_main", description=__doc__)
     parser.add_argument("--now", required=True, help="the service clock, ISO 8601 with zone")
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="server processes (api/workers.py above 1)"
+    )
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     os.environ[NOW_VARIABLE] = args.now  # inherited by worker processes
-    app = bench_app() if args.workers == 1 else None
     sock = listening_socket()
     print(sock.getsockname()[1], flush=True)
     # The parent reads only that line: uvicorn's access log (which goes to stdout) must
     # go to the log file instead, or it fills the pipe and the server blocks mid-load.
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    if args.workers > 1:
+        exec_supervisor("bench.server_main:bench_app", sock, args.workers)
     # uvicorn listens on the socket only once the lifespan (jieba warm-up) has finished.
-    if app is not None:
-        uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
-        return 0
-    exec_supervisor("bench.server_main:bench_app", sock, args.workers)
+    uvicorn.Server(uvicorn.Config(bench_app(), log_level="info")).run(sockets=[sock])
+    return 0
 
 
 if __name__ == "__main__":

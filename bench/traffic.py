@@ -136,7 +136,6 @@ async def run_window(
     deadline = start + seconds
     await asyncio.gather(*(_drive(c, s, deadline, window) for c, s in pairs))
     window.seconds = time.perf_counter() - start
-    after = cpu.snapshot() if cpu is not None else None
-    if cpu is not None and before is not None and after is not None:
+    if cpu is not None and before is not None and (after := cpu.snapshot()) is not None:
         window.cpu_seconds = cpu.spent(before, after)
     return window
