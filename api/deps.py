@@ -67,12 +67,24 @@ StateDep = Annotated[AppState, Depends(get_state)]
 
 
 async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
-    """One unit of work per request: commit at the end, roll back on any error."""
+    """One unit of work per request: commit when the route returns, roll back on any error.
+
+    Declared with ``scope="function"`` (``SessionDep`` below), so the COMMIT runs after
+    the route function returns and before the response is sent. A yield dependency's
+    default scope (``"request"``) exits only after the response has gone out: the client
+    was told 201 for a write another connection could not see yet, and a COMMIT that then
+    failed (a busy SQLite, a PostgreSQL serialization failure or deadlock, a full disk)
+    lost a write the client believed stored, with no error it could see (issue 26). With
+    the function scope a failed commit raises into the app's error handlers and becomes
+    the response: 503 ``database_busy`` for contention, else 500 ``internal_error``.
+    tests/api/test_commit_before_answer.py fails if a FastAPI upgrade changes that order.
+    """
     async with state.db.unit_of_work() as session:
         yield session
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
+# scope="function": the unit of work commits before the answer leaves (get_session).
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 
 async def get_memory_service(state: StateDep, session: SessionDep) -> MemoryService:
