@@ -13,11 +13,11 @@ from api.deps import AppState, require_service_key
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
-from services.analysis import TextAnalyzer
-from services.clock import Clock, utcnow
-from services.db import Database
-from services.scheduler import build_scheduler
-from services.settings import Settings
+from services.core.clock import Clock, utcnow
+from services.core.db import Database
+from services.core.settings import Settings
+from services.scoring.scheduler import build_scheduler
+from services.text.analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
 

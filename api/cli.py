@@ -18,24 +18,24 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from api.presenters import job_run_out, memory_out
-from services.admin import AdminService
-from services.analysis import TextAnalyzer
-from services.clock import utcnow
-from services.db import Database
+from services.admin.admin_service import AdminService
+from services.core.clock import utcnow
+from services.core.db import Database
+from services.core.errors import DomainError
+from services.core.settings import Settings
 from services.embeddings.service import build_embeddings
-from services.errors import DomainError
 from services.evaluation.command import (
     add_compression_arguments,
     add_locomo_arguments,
     run_compression_command,
     run_locomo_command,
 )
-from services.importers.memorybank import import_memorybank
-from services.jobs import run_embedding_backfill, run_rescore
-from services.memory import MemoryService, NewMemory
-from services.recall import RecallService
-from services.reindex import reindex
-from services.settings import Settings
+from services.recall.recall_service import RecallService
+from services.remembering.importers.memorybank import import_memorybank
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.remembering.reindex import reindex
+from services.scoring.jobs import run_embedding_backfill, run_rescore
+from services.text.analysis import TextAnalyzer
 
 
 def is_loopback(host: str) -> bool:
@@ -101,7 +101,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:
     """alembic upgrade head on DATABASE_URL."""
-    from services.schema import upgrade
+    from services.core.schema import upgrade
 
     upgrade(settings.database_url, configure_logging=True)
     return 0

@@ -11,20 +11,20 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analysis import TextAnalyzer
-from services.clock import Clock
 from services.context.context_service import ContextService
 from services.context.llm_client import ChatCompletionsClient
-from services.context.scorer import MessageImportanceScorer, build_message_scorer
-from services.context.service import MessageScoringService
-from services.db import Database
+from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
+from services.context.message_scoring_service import MessageScoringService
+from services.core.clock import Clock
+from services.core.db import Database
+from services.core.errors import Forbidden, Unauthorized
+from services.core.settings import Settings
+from services.core.validation import MAX_ID, USER_ID_PATTERN
 from services.embeddings.service import Embeddings, build_embeddings
-from services.errors import Forbidden, Unauthorized
-from services.memory import MemoryService
-from services.ranking.rerank import HttpReranker
-from services.recall import RecallService
-from services.settings import Settings
-from services.validation import MAX_ID, USER_ID_PATTERN
+from services.recall.ranking.rerank import HttpReranker
+from services.recall.recall_service import RecallService
+from services.remembering.memory_service import MemoryService
+from services.text.analysis import TextAnalyzer
 
 
 @dataclass
@@ -94,7 +94,7 @@ async def get_memory_service(state: StateDep, session: SessionDep) -> MemoryServ
 
 def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
     """A RecallService bound to ``session`` (a plain function: the recall route builds
-    one per unit of work, services/tracked_recall.py)."""
+    one per unit of work, services/recall/tracked.py)."""
     semantic = state.embeddings.source(session) if state.embeddings else None
     return RecallService(
         session,

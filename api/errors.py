@@ -11,9 +11,9 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.schemas import ErrorOut
-from services.db import is_contention
-from services.errors import DatabaseBusy, DomainError
+from api.schemas.errors import ErrorOut
+from services.core.db import is_contention
+from services.core.errors import DatabaseBusy, DomainError
 
 # Seconds a client should wait before retrying a request the database was too busy for.
 RETRY_AFTER_SECONDS = 1

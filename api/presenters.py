@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from api.schemas import HistoryOut, JobRunOut, LinkOut, MemoryOut, ScoresOut
+from api.schemas.admin import HistoryOut, JobRunOut
+from api.schemas.memories import LinkOut, MemoryOut, ScoresOut
 from models import JobRun, MemoryAssociation, MemoryScoreHistory, UserMemory
 
 

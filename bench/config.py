@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from services.settings import Settings
+from services.core.settings import Settings
 
 # The service clock during the whole run: data is a year of statements up to this instant.
 NOW = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)

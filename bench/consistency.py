@@ -24,9 +24,9 @@ from models import (
     MemoryUser,
     UserMemory,
 )
+from services.core.settings import Settings
 from services.repositories.dialect import dialect_of
-from services.scoring import ImportanceScorer
-from services.settings import Settings
+from services.scoring.scorer import ImportanceScorer
 
 
 def _user_totals(user_id: str) -> Select[int]:

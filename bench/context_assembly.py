@@ -19,8 +19,8 @@ from bench.data import Generator
 from bench.measure import LatencySeries, ratio, timed
 from bench.scenarios import Context, recall_once
 from services.context.context_service import ContextRequest, ContextService
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
-from services.context.scorer import MessageImportanceScorer
 
 MESSAGES: Final = 200
 BUDGET_TOKENS: Final = 4000

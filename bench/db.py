@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from services.schema import migrate, scratch_postgres_database
+from services.core.schema import migrate, scratch_postgres_database
 
 DEFAULT_SERVER_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 

@@ -40,9 +40,9 @@ from bench.recall_bounds import Bounds, measure_bounds
 from bench.runner import DEFAULT_SEED
 from bench.scenarios import TOP_K
 from bench.scratch import bench_queries, scratch_tenant
-from services.db import Database
-from services.recall import RecallService
-from services.tracked_recall import recall_and_track
+from services.core.db import Database
+from services.recall.recall_service import RecallService
+from services.recall.tracked import recall_and_track
 
 # What a statement reads, by the tables it names, first match wins.
 _LABELS = (

@@ -8,7 +8,7 @@ from sqlalchemy import func, select, text
 
 from bench.cpu import children
 from models import UserMemory
-from services.db import Database
+from services.core.db import Database
 
 KIB_PER_MIB = 1024
 

@@ -37,13 +37,13 @@ from bench.consistency import inconsistencies
 from bench.data import Generator
 from bench.runner import DEFAULT_SEED
 from bench.scratch import ScratchTenant, scratch_tenant
-from services.errors import DomainError
-from services.jobs import run_rescore
-from services.memory import MemoryChanges, MemoryService, NewMemory
-from services.recall import RecallService
-from services.reindex import reindex
-from services.rescoring import RescoringService
-from services.tracked_recall import recall_and_track
+from services.core.errors import DomainError
+from services.recall.recall_service import RecallService
+from services.recall.tracked import recall_and_track
+from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
+from services.remembering.reindex import reindex
+from services.scoring.jobs import run_rescore
+from services.scoring.rescoring import RescoringService
 
 # Relative weights of the operations each task draws.
 MIX = {

@@ -11,7 +11,7 @@ COPY on PostgreSQL:
   creation order, exactly as the database would have assigned them to a lone writer;
 - the fact columns (``fact_slot``, ``superseded_by_id``, ``superseded_at``) from
   ``extract_fact`` and the same order rule as the service's corrector
-  (services/facts/resolve.py), over the created memories in creation order;
+  (services/remembering/facts/resolve.py), over the created memories in creation order;
 - ``memory_terms``, ``memory_term_stats``, ``memory_topics``, ``memory_associations``,
   ``memory_users`` and ``memory_score_history`` from the analyses and the replay;
 - then the scores themselves with the service's own SQL (``scoring_sql.rescore_update``)
@@ -35,11 +35,11 @@ from sqlalchemy import Table, and_, func, select, text
 from bench.plan import METADATA, SOURCE, Plan
 from bench.replay import Replay, replay
 from models import Base, UserMemory
-from services.db import Database
-from services.facts.resolve import SlotFact, supersessions
-from services.facts.slots import extract_fact
+from services.core.db import Database
+from services.core.settings import Settings
+from services.remembering.facts.resolve import SlotFact, supersessions
+from services.remembering.facts.slots import extract_fact
 from services.repositories import scoring_sql
-from services.settings import Settings
 
 BATCH_ROWS = 10_000
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from bench.data import Generator
-from services.analysis import AnalyzedText, TextAnalyzer, jaccard
-from services.settings import Settings
-from services.validation import check_content
+from services.core.settings import Settings
+from services.core.validation import check_content
+from services.text.analysis import AnalyzedText, TextAnalyzer, jaccard
 
 HISTORY_DAYS = 365
 SOURCE = "chat"

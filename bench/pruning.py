@@ -28,9 +28,9 @@ from bench.runner import DEFAULT_SEED
 from bench.scales import tenant_name
 from bench.scenarios import TOP_K
 from bench.scratch import ScratchTenant, bench_queries, scratch_tenant
-from services.ranking.understanding import understand
-from services.recall import RecallService
-from services.relevance import field_weights
+from services.recall.ranking.understanding import understand
+from services.recall.recall_service import RecallService
+from services.recall.relevance import field_weights
 from services.repositories.bm25_sql import LONGEST, Bm25Query
 from services.repositories.search import SearchRepository
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.scenarios import FLOOR_RECALL_SQL
-from services.db import Database
+from services.core.db import Database
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Replay a plan the way MemoryService.add_many would, as one batch, without a database.
 
 For every statement, in order, the service either creates a memory or merges into one
-(services/ingest.py):
+(services/remembering/ingest.py):
 
 - create memory m: record its topics and link it to the ``topic_links_per_memory``
   newest earlier memories sharing a topic (weight = number of shared topics);
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bench.plan import Plan
-from services.impact import newest_sharing
-from services.scoring import ImportanceScorer, ScoreBreakdown
-from services.settings import Settings
+from services.core.settings import Settings
+from services.remembering.impact import newest_sharing
+from services.scoring.scorer import ImportanceScorer, ScoreBreakdown
 
 
 @dataclass

@@ -359,7 +359,7 @@ interpolation) and the median over repetitions is reported. Each floor runs
 interleaved with what it is compared to, in the same process and database.
 
 **Recall.** `RecallService.recall_memories(top_k={TOP_K})` with `track=False` and
-`track=True` as `POST /recall` runs it (`services.tracked_recall.recall_and_track`: the
+`track=True` as `POST /recall` runs it (`services.recall.tracked.recall_and_track`: the
 ranking in a reader, the counting of the hits in a unit of work of its own), and
 `POST /v1/users/{{user}}/recall` (`track: false`) through the real app over
 `httpx.ASGITransport`; queries come from the same vocabulary. Floor:
@@ -375,7 +375,7 @@ tenant of {c["ingest_tenant"]:,} memories in one unit of work, rolled back after
 repetition (the commit is not timed). Floor: `TextAnalyzer.analyze` of the same texts,
 no database. Ratio = ingest rate / floor rate.
 
-**Rescoring.** `services.jobs.run_rescore` over every row (batches of
+**Rescoring.** `services.scoring.jobs.run_rescore` over every row (batches of
 {c["rescore_batch_size"]:,}), the clock one hour later at each repetition. Floor:
 `{FLOOR_RESCORE_SQL.text}` over the same rows in one transaction, rolled back so that
 the job still compares against the real scores. Ratio = rescore time / floor time.

@@ -27,9 +27,9 @@ from bench.plan import Plan, plan_tenant
 from bench.replay import Replay, replay
 from bench.scales import Scale, tenant_name
 from bench.steps import STEPS, BackendRun, Log
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine
-from services.settings import Settings
+from services.core.db import Database, build_engine
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 
 DEFAULT_SEED = 20260101
 INGEST_SEED_OFFSET = 999_999

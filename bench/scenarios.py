@@ -1,7 +1,7 @@
 """The measured scenarios, each next to its floor, measured side by side in one run.
 
 - recall: ``RecallService.recall_memories`` (top 10, track=False and track=True) as the
-  route runs it (``services.tracked_recall.recall_and_track``), and the same over HTTP,
+  route runs it (``services.recall.tracked.recall_and_track``), and the same over HTTP,
   against the floor ``SELECT * FROM user_memories WHERE user_id = :u ORDER BY
   importance_score DESC LIMIT 10`` (served by ix_user_memories_user_importance) in a
   reader, as recall ranks.
@@ -10,7 +10,7 @@
   rolled back afterwards so every repetition meets the same tenant (the commit is not
   timed), against the floor ``TextAnalyzer.analyze`` of the same texts without a
   database. ratio = ingest rate / floor rate.
-- rescore: ``services.jobs.run_rescore`` over every row, an hour later each repetition,
+- rescore: ``services.scoring.jobs.run_rescore`` over every row, an hour later each repetition,
   against the floor, one bare ``UPDATE user_memories SET importance_score = 0.35 * 0.5 +
   0.2`` over the same rows (rolled back, so the scores the job compares with stay
   real). ratio = rescore time / floor time.
@@ -37,13 +37,13 @@ from bench.config import BenchClock
 from bench.data import Generator
 from bench.measure import LatencySeries, median, ratio, throughput, timed
 from bench.plan import METADATA, SOURCE, Statement
-from services.analysis import TextAnalyzer
-from services.db import Database
-from services.jobs import run_rescore
-from services.memory import MemoryService, NewMemory
-from services.recall import RecallService
-from services.settings import Settings
-from services.tracked_recall import recall_and_track
+from services.core.db import Database
+from services.core.settings import Settings
+from services.recall.recall_service import RecallService
+from services.recall.tracked import recall_and_track
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.scoring.jobs import run_rescore
+from services.text.analysis import TextAnalyzer
 
 TOP_K = 10
 FLOOR_RECALL_SQL = text(
@@ -80,7 +80,7 @@ async def recall(
 
 async def recall_once(ctx: Context, user: str, query: str, *, track: bool) -> None:
     """One recall of the top ``TOP_K`` as ``POST /recall`` runs it: ranked in a reader,
-    its hits counted in a unit of work of their own (services/tracked_recall.py)."""
+    its hits counted in a unit of work of their own (services/recall/tracked.py)."""
 
     def service_for(session: AsyncSession) -> RecallService:
         return RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)

@@ -20,9 +20,9 @@ from bench.db import fresh_database
 from bench.load import LoadResult, load_tenant, settle
 from bench.plan import plan_tenant
 from bench.scales import tenant_name
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine
-from services.settings import Settings
+from services.core.db import Database, build_engine
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from models import Base
-from services.db import build_engine
-from services.settings import Settings
+from services.core.db import build_engine
+from services.core.settings import Settings
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logging", True):

@@ -87,9 +87,9 @@ class UserMemory(Base):
     escalated_at: Mapped[datetime | None] = mapped_column(default=None)
     escalation_acknowledged_at: Mapped[datetime | None] = mapped_column(default=None)
 
-    # Fact correction (seed 001 §3.4, services/facts): what this memory states a value of
-    # ("residence", "manager", "favorite:food", …), and the newer memory of the same user
-    # that replaced it. No foreign key: SQLite could only add one by rebuilding the table;
+    # Fact correction (seed 001 §3.4, services/remembering/facts): what this memory states
+    # a value of ("residence", "manager", "favorite:food", …), and the newer memory of the
+    # same user that replaced it. No foreign key: SQLite could only add one by rebuilding the table;
     # the service keeps the link inside the user and repairs it when a memory is deleted.
     fact_slot: Mapped[str | None] = mapped_column(String(64), default=None)
     superseded_by_id: Mapped[int | None] = mapped_column(BigInteger, default=None)

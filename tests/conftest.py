@@ -18,9 +18,9 @@ from asgi_lifespan import LifespanManager
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from api.app import create_app
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine
-from services.settings import Settings
+from services.core.db import Database, build_engine
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 from tests.db_backends import fresh_database, migrate, postgres_server_url
 from tests.factories import Services
 from tests.providers import ProviderServer

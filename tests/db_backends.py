@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from services.schema import alembic_config, migrate, scratch_postgres_database
+from services.core.schema import alembic_config, migrate, scratch_postgres_database
 
 __all__ = ["alembic_config", "fresh_database", "migrate", "postgres_server_url"]
 

@@ -6,12 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from models import UserMemory
-from services.analysis import TextAnalyzer
-from services.clock import Clock
-from services.db import Database
-from services.memory import MemoryService, NewMemory
-from services.recall import RecallHit, RecallService
-from services.settings import Settings
+from services.core.clock import Clock
+from services.core.db import Database
+from services.core.settings import Settings
+from services.recall.recall_service import RecallHit, RecallService
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.text.analysis import TextAnalyzer
 
 
 class Services:

@@ -10,17 +10,11 @@ from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId, r
 from api.errors import error_responses
 from api.presenters import history_out, job_run_out, link_out, memory_out
 from api.routes.listing import ListQueryDep, list_page
-from api.schemas import (
-    AdminMemoryOut,
-    AdminUserOut,
-    AdminUsersOut,
-    JobRunOut,
-    MemoryPageOut,
-    RescoreIn,
-)
-from services.admin import AdminService
-from services.jobs import run_rescore
-from services.validation import USER_ID_PATTERN
+from api.schemas.admin import AdminMemoryOut, AdminUserOut, AdminUsersOut, JobRunOut, RescoreIn
+from api.schemas.memories import MemoryPageOut
+from services.admin.admin_service import AdminService
+from services.core.validation import USER_ID_PATTERN
+from services.scoring.jobs import run_rescore
 
 router = APIRouter(
     prefix="/admin",

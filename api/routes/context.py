@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.context_schemas import (
+from api.deps import ContextServiceDep, UserId
+from api.errors import error_responses
+from api.schemas.context import (
     CardOut,
     ContextIn,
     ContextOut,
@@ -14,8 +16,6 @@ from api.context_schemas import (
     SectionUsageOut,
     SummaryOut,
 )
-from api.deps import ContextServiceDep, UserId
-from api.errors import error_responses
 from services.context.context_service import ContextRequest
 from services.context.messages import ChatMessage
 

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from api.deps import MessageScoringDep, require_admin_key
 from api.errors import error_responses
-from api.message_schemas import CompressionOut, StoredScoreOut, StoredScoresOut
-from services.validation import USER_ID_PATTERN
+from api.schemas.messages import CompressionOut, StoredScoreOut, StoredScoresOut
+from services.core.validation import USER_ID_PATTERN
 
 router = APIRouter(
     prefix="/admin/conversations",

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import StateDep
-from services.health import check_readiness
+from services.core.health import check_readiness
 
 router = APIRouter(tags=["health"])
 

@@ -8,8 +8,9 @@ from typing import Annotated, Literal
 from fastapi import Depends, Query
 
 from api.presenters import memory_out
-from api.schemas import Level, MemoryPageOut, MemoryType
-from services.memory import MemoryService
+from api.schemas.common import Level, MemoryType
+from api.schemas.memories import MemoryPageOut
+from services.remembering.memory_service import MemoryService
 
 
 @dataclass(frozen=True)

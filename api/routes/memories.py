@@ -8,7 +8,7 @@ from api.deps import MemoryId, MemoryServiceDep, UserId
 from api.errors import error_responses
 from api.presenters import link_out, memory_out
 from api.routes.listing import ListQueryDep, list_page
-from api.schemas import (
+from api.schemas.memories import (
     BatchOut,
     LinkIn,
     LinkOut,
@@ -19,7 +19,7 @@ from api.schemas import (
     MemoryPatch,
     SupersedeIn,
 )
-from services.memory import MemoryChanges, NewMemory
+from services.remembering.memory_service import MemoryChanges, NewMemory
 
 router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"])
 

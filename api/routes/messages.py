@@ -6,7 +6,7 @@ from fastapi import APIRouter
 
 from api.deps import MessageScoringDep
 from api.errors import error_responses
-from api.message_schemas import (
+from api.schemas.messages import (
     CompressMessagesIn,
     CompressOut,
     DroppedOut,
@@ -14,9 +14,9 @@ from api.message_schemas import (
     ScoreMessagesIn,
     ScoresOut,
 )
+from services.context.message_scoring_service import Conversation
 from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
-from services.context.service import Conversation
 
 router = APIRouter(prefix="/v1/messages", tags=["messages"])
 

@@ -9,8 +9,9 @@ from fastapi import APIRouter
 from api.deps import MemoryId, MemoryServiceDep, StateDep, UserId, get_recall_service
 from api.errors import error_responses
 from api.presenters import memory_out
-from api.schemas import ExplanationOut, MemoryOut, RecallHitOut, RecallIn, RecallOut
-from services.tracked_recall import recall_and_track
+from api.schemas.memories import MemoryOut
+from api.schemas.recall import ExplanationOut, RecallHitOut, RecallIn, RecallOut
+from services.recall.tracked import recall_and_track
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 
@@ -28,7 +29,7 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
     replaced them (``explain``: ``relevance.superseded_match``).
 
     Ranked in a read-only transaction, counted in a short one of its own
-    (services/tracked_recall.py), so recalls do not queue for SQLite's write lock.
+    (services/recall/tracked.py), so recalls do not queue for SQLite's write lock.
     """
     hits = await recall_and_track(
         state.db,

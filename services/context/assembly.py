@@ -48,7 +48,7 @@ from services.context.summary import (
 )
 from services.context.summary_llm import llm_summary
 from services.context.tokens import TokenEstimator
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from services.settings import Settings
+from services.core.settings import Settings
 
 Section = Literal["history", "memories", "system", "reserve"]
 SECTIONS: Final[tuple[Section, ...]] = ("history", "memories", "system", "reserve")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from services.context.summary import Candidate
-from services.memory import MemoryService, NewMemory, StoredMemory
+from services.remembering.memory_service import MemoryService, NewMemory, StoredMemory
 
 CARD_TYPES: Final = ("goal", "decision", "constraint", "todo", "code", "fact", "preference")
 HEADING_TYPES: Final[dict[str, str]] = {

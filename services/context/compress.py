@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
 from services.context.tokens import HEURISTIC, TokenEstimator
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,6 @@ from typing import Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analysis import TextAnalyzer
-from services.clock import Clock
 from services.context.assembly import (
     AssembledContext,
     AssemblyOptions,
@@ -31,15 +29,17 @@ from services.context.budget import shares_from_settings
 from services.context.cards import save_cards
 from services.context.levels import LevelCompressor
 from services.context.llm_client import ChatCompletionsClient
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage, validate_messages
-from services.context.scorer import MessageImportanceScorer
 from services.context.summary import sentence_score
 from services.context.tokens import get_token_estimator
-from services.errors import InvalidInput
-from services.memory import MemoryService
-from services.recall import RecallService
-from services.settings import Settings
-from services.validation import check_user_id
+from services.core.clock import Clock
+from services.core.errors import InvalidInput
+from services.core.settings import Settings
+from services.core.validation import check_user_id
+from services.recall.recall_service import RecallService
+from services.remembering.memory_service import MemoryService
+from services.text.analysis import TextAnalyzer
 
 # Recall reads at most this much of the query (a pasted file is not a question).
 MAX_QUERY_CHARS: Final = 2000

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from services.settings import Settings
+from services.core.settings import Settings
 
 # Reasoning models (MiniMax-M2 among them) put their thinking before the answer.
 _THINKING = re.compile(r"<think>.*?</think>", re.S)

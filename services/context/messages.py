@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from services.errors import InvalidInput
-from services.validation import check_text
+from services.core.errors import InvalidInput
+from services.core.validation import check_text
 
 # Roles a chat-completions request may carry. "developer" is the newer name some
 # providers use for "system"; both are kept verbatim by compression.

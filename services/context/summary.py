@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
-from services.analysis import jaccard
 from services.context.levels import sentences
 from services.context.messages import ChatMessage
 from services.context.rules import rule_score
 from services.context.tokens import TokenEstimator
 from services.text import normalize_content
+from services.text.analysis import jaccard
 
 SUMMARY_NAME: Final = "context_summary"
 SUMMARY_TITLE: Final = "## Context Summary"

@@ -1,7 +1,7 @@
 """Task relevance (任务相关性): how much of the task context a message talks about.
 
 Terms are the project's own (jieba search-mode words, stemmed English, Chinese character
-bigrams; see :class:`services.analysis.TextAnalyzer`) plus shared software concepts across
+bigrams; see :class:`services.text.analysis.TextAnalyzer`) plus shared software concepts across
 languages (:mod:`services.context.glossary`). Each task term counts with its kind's weight
 (word 1, bigram ``BIGRAM_WEIGHT``, character ``CHAR_WEIGHT``) times its inverse document
 frequency among the messages scored together, so a term every message repeats (a speaker's
@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from services.analysis import TextAnalyzer, term_kind
 from services.context.glossary import concepts
-from services.settings import Settings
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer, term_kind
 
 SATURATION: Final = 0.3
 NEUTRAL: Final = 5.0

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from services.settings import Settings
+from services.core.settings import Settings
 
 
 class EmbeddingUnavailable(Exception):

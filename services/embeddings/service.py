@@ -2,7 +2,7 @@
 
 One :class:`Embeddings` is built per process (it holds the provider, which may hold a
 loaded model, and the per-user vector cache); :meth:`Embeddings.source` binds it to a
-unit of work as recall's ``SemanticSource`` (services/ranking/semantic.py).
+unit of work as recall's ``SemanticSource`` (services/recall/ranking/semantic.py).
 
 Search is a brute-force cosine over one user's vectors, read from one primary-key range:
 no other user's data is read. The vectors are cached per user; a cached entry is used
@@ -22,10 +22,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.core.settings import Settings
 from services.embeddings.providers import Embedder, EmbeddingUnavailable, build_embedder
 from services.embeddings.vectors import Vector, from_bytes, normalized, similarity, to_bytes
 from services.repositories.embeddings import EmbeddingRepository, StoredVector
-from services.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -24,13 +24,15 @@ from alembic.config import Config
 from sqlalchemy.engine import make_url
 
 import migrations
-from services.analysis import TextAnalyzer
-from services.clock import utcnow
-from services.context.scorer import build_message_scorer
+from services.context.message_scorer import build_message_scorer
 from services.context.tokens import get_token_estimator
-from services.db import Database, build_engine
+from services.core.clock import utcnow
+from services.core.db import Database, build_engine
+from services.core.errors import InvalidInput
+from services.core.health import check_readiness
+from services.core.settings import Settings
+from services.core.validation import MAX_BATCH_ITEMS, MAX_TOP_K
 from services.embeddings.service import build_embeddings
-from services.errors import InvalidInput
 from services.evaluation.compression import PRESERVE_RECENT, run_compression
 from services.evaluation.compression_report import (
     build_compression_report,
@@ -40,9 +42,7 @@ from services.evaluation.compression_report import (
 )
 from services.evaluation.locomo import Conversation, load_locomo, run_locomo
 from services.evaluation.report import build_report, format_table, write_json, write_markdown
-from services.health import check_readiness
-from services.settings import Settings
-from services.validation import MAX_BATCH_ITEMS, MAX_TOP_K
+from services.text.analysis import TextAnalyzer
 
 ALEMBIC_INI = Path(migrations.__file__).resolve().parent.parent / "alembic.ini"
 # Never written to a report: secrets, and the URL the run does not use.

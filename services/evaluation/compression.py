@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.context.compress import smart_compress
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
-from services.context.scorer import MessageImportanceScorer
 from services.context.tokens import TokenEstimator
 from services.evaluation.locomo import Conversation
 

@@ -19,17 +19,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from services.analysis import TextAnalyzer
-from services.clock import Clock
-from services.db import Database
+from services.core.clock import Clock
+from services.core.db import Database
+from services.core.settings import Settings, SignalWeights
+from services.core.validation import MAX_BATCH_ITEMS
 from services.embeddings.service import Embeddings
 from services.evaluation.baseline import NaiveBM25
 from services.evaluation.metrics import QuestionScore, score_question
-from services.memory import MemoryService, NewMemory
-from services.ranking.query_types import QueryType
-from services.recall import RecallService
-from services.settings import Settings, SignalWeights
-from services.validation import MAX_BATCH_ITEMS
+from services.recall.ranking.query_types import QueryType
+from services.recall.recall_service import RecallService
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.text.analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
 

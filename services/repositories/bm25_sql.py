@@ -3,7 +3,7 @@
     w_t      = idf_t · field_weight_t,  idf_t = ln(1 + (N − df_t + 0.5) / (df_t + 0.5))
     score(d) = Σ_t w_t · tf_{t,d} · (k1 + 1) / (tf_{t,d} + k1 · (1 − b + b · |d| / avgdl))
 
-(services/relevance.py holds the formula.) The statement reads N and avgdl from the
+(services/recall/relevance.py holds the formula.) The statement reads N and avgdl from the
 user's ``memory_users`` row and each term's df from ``memory_term_stats``, weighs the
 terms, sums their postings and joins the winners' ranking columns. It returns what
 explaining the scores needs too (avgdl and every term's weight), as rows tagged by a
@@ -158,7 +158,7 @@ def _pg_neighbours(filters: str) -> str:
 # CROSS JOIN keeps the few query terms as the outer loop on SQLite, each probing the
 # primary key; ``+ 0`` keeps its planner off the (user_id, memory_id) index (see
 # services/repositories/dialect.group_key). ``ln`` is SQLite's math function, or
-# services/db.py's stand-in on builds without them.
+# services/core/db.py's stand-in on builds without them.
 _SQLITE_STATISTICS = """u AS (
   SELECT CAST(memory_count AS REAL) AS n,
     CAST(total_doc_length AS REAL) / memory_count AS avgdl,
@@ -184,7 +184,7 @@ _SQLITE_TYPES = "memory_type IN (SELECT value FROM json_each(:types))"
 
 
 # A superseded memory among the winners lends its score to the memory that replaced it
-# (services/facts): "where do I live" matches "I live in Beijing", and "I moved to
+# (services/remembering/facts): "where do I live" matches "I live in Beijing", and "I moved to
 # Shanghai" is the answer. The ``:successors`` best superseded winners are each replaced
 # by the current memory of their fact slot (the newest, if several agree), which is where
 # any chain of corrections ends: one probe of ix_user_memories_user_slot. A memory

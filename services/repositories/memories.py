@@ -25,10 +25,10 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
+from services.core.settings import Settings
 from services.repositories import driver_sql, scoring_sql, write_sql
 from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
 from services.repositories.recall_count_sql import COUNTED_COLUMNS, counted_recall
-from services.settings import Settings
 
 Order = Literal["importance", "recent"]
 # Bound parameters per statement stay well under asyncpg's 32,767.

@@ -43,7 +43,7 @@ class Anchor:
 @dataclass(frozen=True)
 class AroundHits:
     """Which lexical hits lend their neighbours, and which neighbours (session continuity,
-    seed 004 §4.2; services/ranking/continuity.py): the ``anchors`` best-scored hits whose
+    seed 004 §4.2; services/recall/ranking/continuity.py): the ``anchors`` best-scored hits whose
     score is at least ``min_relevance`` of the best, and up to ``radius`` memories on
     each side of each, within ``window`` of it."""
 

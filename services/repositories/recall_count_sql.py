@@ -51,6 +51,7 @@ from sqlalchemy import (
 )
 
 from models import UserMemory, UTCDateTime
+from services.core.settings import Settings
 from services.repositories.dialect import one_of_bound
 from services.repositories.scoring_sql import (
     SCORING_FIELDS,
@@ -61,7 +62,6 @@ from services.repositories.scoring_sql import (
     level_of,
     weighted,
 )
-from services.settings import Settings
 
 # What the count writes, and so what it returns: the rest of a row is as the ranking read
 # it. (All of them cost 0.4 ms more per recall, most of it decoding the JSON columns.)

@@ -1,4 +1,4 @@
-"""Set-based rescoring: seed 002's formulas as SQL, mirroring services/scoring.py.
+"""Set-based rescoring: seed 002's formulas as SQL, mirroring services/scoring/scorer.py.
 
 One statement rescores any set of rows (a user, an id range, a list of ids) without
 bringing them into Python. A half-life decay is ``exp(days · ln 0.5 / H)``, the same
@@ -32,8 +32,8 @@ from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, UserMemory, UTCDateTime
+from services.core.settings import Settings
 from services.repositories.dialect import SQLExpr, days_since, one_of_bound
-from services.settings import Settings
 
 LN_HALF = math.log(0.5)
 

@@ -9,8 +9,8 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
-from services.db import Database
-from services.settings import Settings
+from services.core.db import Database
+from services.core.settings import Settings
 from tests.api.helpers import assert_error, body, total_memories
 from tests.conftest import FakeClock
 

@@ -25,8 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.types import Message, Receive, Scope, Send
 
 from api.app import create_app
-from services.db import Database
-from services.settings import Settings
+from services.core.db import Database
+from services.core.settings import Settings
 from tests.api.helpers import Json, body
 from tests.conftest import FakeClock
 

@@ -21,10 +21,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
 from models import MemoryUser, UserMemory
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine, is_contention
-from services.memory import MemoryService, NewMemory
-from services.settings import Settings
+from services.core.db import Database, build_engine, is_contention
+from services.core.settings import Settings
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database
 

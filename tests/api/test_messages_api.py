@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from services.context.tokens import get_token_estimator
-from services.settings import Settings
+from services.core.settings import Settings
 from tests.api.helpers import Json, assert_error, body
 from tests.services.context.seed_example import SEED_CONVERSATION, SEED_KEPT, TASK
 

@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
 from models import MemoryUser, UserMemory
-from services.analysis import TextAnalyzer
-from services.db import Database
-from services.memory import MemoryService, NewMemory
-from services.settings import Settings
+from services.core.db import Database
+from services.core.settings import Settings
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 
 USER, WRITER = "beside-a-writer", "beside-a-writer-2"

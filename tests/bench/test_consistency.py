@@ -9,7 +9,7 @@ from sqlalchemy import delete, update
 
 from bench.consistency import CHECKS, STALE_SCORES, inconsistencies
 from models import MemoryTermStat, MemoryUser, UserMemory
-from services.db import Database
+from services.core.db import Database
 from tests.factories import Services
 
 

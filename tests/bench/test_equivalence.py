@@ -25,10 +25,10 @@ from models import (
     MemoryUser,
     UserMemory,
 )
-from services.analysis import TextAnalyzer
-from services.db import Database, build_engine
-from services.memory import MemoryService, NewMemory
-from services.settings import Settings
+from services.core.db import Database, build_engine
+from services.core.settings import Settings
+from services.remembering.memory_service import MemoryService, NewMemory
+from services.text.analysis import TextAnalyzer
 from tests.db_backends import postgres_server_url
 
 NOW = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from bench.plan import NearDuplicateFilter
-from services.analysis import jaccard
+from services.text.analysis import jaccard
 
 
 def _random_sets(seed: int, count: int) -> list[frozenset[str]]:

@@ -13,15 +13,15 @@ from sqlalchemy import func, select, update
 from api.cli import main
 from bench.consistency import inconsistencies
 from models import MemoryTerm, MemoryTermStat, MemoryUser
-from services.analysis import TextAnalyzer
-from services.db import Database
-from services.errors import InvalidInput
-from services.importers.memorybank import load_memorybank
-from services.memory import MemoryChanges, MemoryService
-from services.reindex import ReindexResult, _rewrite, reindex
+from services.core.db import Database
+from services.core.errors import InvalidInput
+from services.core.settings import Settings
+from services.remembering.importers.memorybank import load_memorybank
+from services.remembering.memory_service import MemoryChanges, MemoryService
+from services.remembering.reindex import ReindexResult, _rewrite, reindex
 from services.repositories.reindex import ReindexRepository
 from services.repositories.search import SearchRepository
-from services.settings import Settings
+from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database
 from tests.factories import Services

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from services.analysis import TextAnalyzer
-from services.context.scorer import MessageImportanceScorer
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.tokens import HEURISTIC
+from services.core.settings import Settings
 from services.evaluation.compression import chat_messages, run_compression, truncate
 from services.evaluation.compression_report import build_compression_report
 from services.evaluation.locomo import Conversation, Question, Turn, load_locomo
-from services.settings import Settings
+from services.text.analysis import TextAnalyzer
 from tests.evaluation.synthetic import write_sample
 
 

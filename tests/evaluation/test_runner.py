@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from services.analysis import TextAnalyzer
-from services.db import Database
+from services.core.db import Database
+from services.core.settings import Settings, SignalWeights
 from services.evaluation.command import service_overrides
 from services.evaluation.locomo import load_locomo, run_locomo
 from services.evaluation.metrics import aggregate
-from services.memory import MemoryService
-from services.settings import Settings, SignalWeights
+from services.remembering.memory_service import MemoryService
+from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
 from tests.evaluation.synthetic import write_sample

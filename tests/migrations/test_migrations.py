@@ -14,8 +14,8 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import text
 
 from models import Base
-from services.db import build_engine
-from services.health import migration_heads
+from services.core.db import build_engine
+from services.core.health import migration_heads
 from tests.conftest import BACKENDS
 from tests.db_backends import alembic_config, fresh_database, migrate
 

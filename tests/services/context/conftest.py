@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.analysis import TextAnalyzer
-from services.context.scorer import MessageImportanceScorer
-from services.settings import Settings
+from services.context.message_scorer import MessageImportanceScorer
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.analysis import TextAnalyzer
 from services.context.assembly import (
     MEMORY_BLOCK_NAME,
     AssemblyOptions,
@@ -23,7 +22,8 @@ from services.context.llm_client import ChatCompletionsClient
 from services.context.messages import ChatMessage
 from services.context.summary import SUMMARY_NAME, sentence_score
 from services.context.tokens import HEURISTIC
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
+from services.text.analysis import TextAnalyzer
 from tests.services.context.llm_server import FakeLlm, serve
 
 OPTIONS = AssemblyOptions(dict(DEFAULT_SHARES), 4, 0.7, 0.8, 1200)

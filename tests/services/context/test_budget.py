@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.context.budget import BudgetExceeded, ContextBudgetManager
-from services.settings import Settings
+from services.core.settings import Settings
 
 
 def test_default_split_is_the_seeds_and_adds_up_to_the_total() -> None:

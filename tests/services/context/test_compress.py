@@ -8,7 +8,7 @@ from services.context.compress import smart_compress
 from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
 from services.context.tokens import HEURISTIC
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 
 
 def scored(totals: list[float]) -> list[MessageScore]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from services.analysis import TextAnalyzer
 from services.context.context_service import ContextRequest, ContextService
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
-from services.context.scorer import MessageImportanceScorer
-from services.db import Database
-from services.settings import Settings
+from services.core.db import Database
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 
 BUDGET = 600

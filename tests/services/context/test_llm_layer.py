@@ -10,13 +10,13 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
-from services.analysis import TextAnalyzer
 from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer, parse_answers
+from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
 from services.context.messages import ChatMessage
-from services.context.scorer import MessageImportanceScorer, build_message_scorer
-from services.db import Database
-from services.settings import Settings
+from services.core.db import Database
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.services.context.llm_server import FakeLlm, serve
 

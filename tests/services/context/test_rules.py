@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from services.context.compress import smart_compress
+from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
 from services.context.rules import DEFAULT_CONFIDENCE, is_noise, is_pleasantry, rule_score
-from services.context.scorer import MessageImportanceScorer
 from services.context.weights import resolve_task_type
 
 

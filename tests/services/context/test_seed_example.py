@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.context.compress import smart_compress
-from services.context.scorer import MessageImportanceScorer
+from services.context.message_scorer import MessageImportanceScorer
 from tests.services.context.seed_example import SEED_CONVERSATION, SEED_KEPT, TASK
 
 

@@ -8,13 +8,13 @@ import logging
 import pytest
 
 from models import UserMemory
+from services.core.settings import Settings
 from services.embeddings.service import Embeddings, build_embeddings
 from services.embeddings.vectors import dot, from_bytes
-from services.jobs import EMBED_JOB, run_embedding_backfill
-from services.memory import MemoryChanges, MemoryService, NewMemory
-from services.recall import RecallHit, RecallService
+from services.recall.recall_service import RecallHit, RecallService
+from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
-from services.settings import Settings
+from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from tests.conftest import FakeClock
 from tests.factories import Services
 from tests.providers import ProviderServer
@@ -152,7 +152,7 @@ async def test_a_failing_provider_degrades_recall_to_the_other_signals(
 ) -> None:
     memories = await add(services, embeddings, "u", PARAPHRASE, *DISTRACTORS)
     provider.mode = mode
-    with caplog.at_level(logging.WARNING, logger="services.recall"):
+    with caplog.at_level(logging.WARNING, logger="services.recall.recall_service"):
         hits = await recall(services, embeddings, "u", "the dog")
     assert [h.memory.id for h in hits][:1] == [memories[1].id]
     assert all(h.signals["semantic"].value == 0.0 for h in hits)
@@ -241,7 +241,7 @@ async def test_a_failing_backfill_is_recorded_and_the_next_run_catches_up(
 ) -> None:
     await add(services, None, "u", PARAPHRASE, DISTRACTORS[0])
     provider.mode = "error"
-    with caplog.at_level(logging.WARNING, logger="services.jobs"):
+    with caplog.at_level(logging.WARNING, logger="services.scoring.jobs"):
         failed = await run_embedding_backfill(
             services.db, services.settings, services.clock, embeddings
         )

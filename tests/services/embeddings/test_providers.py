@@ -9,8 +9,9 @@ from array import array
 
 import pytest
 
-from services.clock import utcnow
-from services.db import Database
+from services.core.clock import utcnow
+from services.core.db import Database
+from services.core.settings import Settings
 from services.embeddings.providers import (
     EmbeddingUnavailable,
     LocalEmbedder,
@@ -19,9 +20,8 @@ from services.embeddings.providers import (
 )
 from services.embeddings.service import build_embeddings
 from services.embeddings.vectors import dot, from_bytes, normalized, similarity, to_bytes
-from services.jobs import EMBED_JOB, RESCORE_JOB
-from services.scheduler import build_scheduler
-from services.settings import Settings
+from services.scoring.jobs import EMBED_JOB, RESCORE_JOB
+from services.scoring.scheduler import build_scheduler
 from tests.providers import ProviderServer
 
 HAS_LOCAL = (

@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from services.ranking.rerank import HttpReranker, RerankUnavailable
-from services.recall import RecallHit, RecallService
-from services.settings import Settings
+from services.core.settings import Settings
+from services.recall.ranking.rerank import HttpReranker, RerankUnavailable
+from services.recall.recall_service import RecallHit, RecallService
 from tests.factories import Services
 from tests.providers import ProviderServer
 
@@ -117,7 +117,7 @@ async def test_a_failing_reranker_keeps_the_hybrid_order(
         await services.add("u", text)
     hybrid = await recall(services, services.settings)
     provider.mode = mode
-    with caplog.at_level(logging.WARNING, logger="services.ranking.rerank"):
+    with caplog.at_level(logging.WARNING, logger="services.recall.ranking.rerank"):
         hits = await recall(services, rerank_settings(services.settings, provider))
     assert ids(hits) == ids(hybrid)
     assert [h.score for h in hits] == pytest.approx([h.score for h in hybrid])

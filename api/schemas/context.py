@@ -1,0 +1,104 @@
+"""Request and response bodies of context assembly (``POST /v1/users/{id}/context``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.schemas.messages import ChatMessageIn, ConversationId
+from services.context.messages import MAX_MESSAGES
+
+Level = Literal["none", "light", "medium", "heavy", "extreme"]
+
+
+class ContextIn(BaseModel):
+    """The conversation so far, the budget, and what the memories should be about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)]
+    budget_tokens: Annotated[int, Field(ge=1, le=10_000_000)]
+    query: Annotated[str, Field(max_length=8000)] | None = Field(
+        default=None, description="what to recall memories for; default: the last user message"
+    )
+    task_context: Annotated[str, Field(max_length=8000)] = ""
+    task_type: Annotated[str, Field(max_length=32)] | None = None
+    preserve_recent: Annotated[int, Field(ge=0, le=MAX_MESSAGES)] | None = Field(
+        default=None, description="newest messages always kept verbatim (CONTEXT_PRESERVE_RECENT)"
+    )
+    extract_cards: bool | None = Field(
+        default=None, description="save memory cards from a new summary (CONTEXT_MEMORY_CARDS)"
+    )
+    conversation_id: ConversationId | None = Field(
+        default=None, description="the memory cards' source"
+    )
+
+
+class InjectedMemoryOut(BaseModel):
+    """A memory in the ``memory_context`` block, as injected."""
+
+    id: int
+    memory_type: str
+    text: str
+    score: float
+    importance: float
+    tokens: int
+    level: Level
+
+
+class DroppedMessageOut(BaseModel):
+    """A message left out (summarised, or an old summary folded in)."""
+
+    index: int
+    score: float
+
+
+class DroppedMemoryOut(BaseModel):
+    """A recalled memory the budget left out."""
+
+    id: int
+    score: float
+
+
+class SectionUsageOut(BaseModel):
+    """One budget section: allocated after re-allocation, used, percentage."""
+
+    allocated: int
+    used: int
+    percentage: float
+
+
+class SummaryOut(BaseModel):
+    """The rolling summary written this time."""
+
+    method: Literal["llm", "extractive"]
+    summarized: list[int]
+    previous_folded: bool
+    cards: list[dict[str, Any]]
+
+
+class CardOut(BaseModel):
+    """A memory card saved (or merged into an existing memory)."""
+
+    memory_id: int
+    merged: bool
+
+
+class ContextOut(BaseModel):
+    """The message list to send, what went in and out, and what it cost."""
+
+    messages: list[dict[str, Any]]
+    memories: list[InjectedMemoryOut]
+    dropped: list[DroppedMessageOut]
+    dropped_memories: list[DroppedMemoryOut]
+    removed_memory_blocks: list[int]
+    compressed: dict[str, Level]
+    summary: SummaryOut | None
+    cards: list[CardOut]
+    usage: dict[str, SectionUsageOut]
+    levels: dict[str, Level]
+    query: str
+    budget_tokens: int
+    total_tokens: int
+    compression_rate: float

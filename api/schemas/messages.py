@@ -1,0 +1,128 @@
+"""Request and response bodies of message scoring and compression."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES
+from services.core.validation import USER_ID_PATTERN
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ConversationId = Annotated[str, Field(pattern=USER_ID_PATTERN)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChatMessageIn(_Strict):
+    """One chat message in the OpenAI chat-completions shape."""
+
+    role: Role
+    content: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
+    name: Annotated[str, Field(max_length=128)] | None = None
+    id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    timestamp: float | None = Field(default=None, allow_inf_nan=False)
+
+
+class ScoreMessagesIn(_Strict):
+    """Messages to score against a task."""
+
+    messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)]
+    task_context: Annotated[str, Field(max_length=8000)] = ""
+    task_type: Annotated[str, Field(max_length=32)] | None = Field(
+        default=None, description="default, refactor, debugging, requirements (or 代码重构 …)"
+    )
+    conversation_id: ConversationId | None = Field(
+        default=None, description="persist the scores (and reuse LLM answers) under this id"
+    )
+
+
+class CompressMessagesIn(ScoreMessagesIn):
+    """Messages to compress to a target count and/or a token budget."""
+
+    target_count: Annotated[int, Field(ge=1, le=MAX_MESSAGES)] | None = None
+    budget_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
+    preserve_recent: Annotated[int, Field(ge=0, le=MAX_MESSAGES)] | None = None
+
+
+class MessageScoreOut(BaseModel):
+    """One message's importance (0-10), its dimensions, confidence and method."""
+
+    index: int
+    id: str | None
+    score: float
+    dimensions: dict[str, float]
+    confidence: float
+    method: Literal["rule", "llm", "cache"]
+    rules: list[str]
+    reason: str | None
+
+
+class ScoresOut(BaseModel):
+    """A score per message, in message order."""
+
+    task_type: str
+    scores: list[MessageScoreOut]
+
+
+class DroppedOut(BaseModel):
+    """A message compression left out."""
+
+    index: int
+    score: float
+
+
+class CompressOut(BaseModel):
+    """The kept messages in their order, what was dropped, and the rate (kept / all)."""
+
+    messages: list[dict[str, Any]]
+    kept: list[int]
+    dropped: list[DroppedOut]
+    compression_rate: float
+    original_tokens: int
+    kept_tokens: int
+
+
+class StoredScoreOut(BaseModel):
+    """A persisted message score."""
+
+    message_index: int
+    message_id: str | None
+    role: str
+    content_hash: str
+    task_type: str
+    score: float
+    dimensions: dict[str, float]
+    confidence: float
+    method: str
+    reason: str | None
+    scored_at: datetime
+
+
+class StoredScoresOut(BaseModel):
+    """A page of a conversation's scores; pass ``next_cursor`` as ``after`` for more."""
+
+    conversation_id: str
+    items: list[StoredScoreOut]
+    next_cursor: int | None
+
+
+class CompressionOut(BaseModel):
+    """One recorded compression."""
+
+    id: int
+    created_at: datetime
+    from_count: int
+    to_count: int
+    from_tokens: int
+    to_tokens: int
+    compression_rate: float
+    target_count: int | None
+    budget_tokens: int | None
+    preserve_recent: int
+    kept: list[int]
+    dropped: list[int]

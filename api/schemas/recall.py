@@ -1,0 +1,135 @@
+"""Request and response bodies of recall, with its explanation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.schemas.common import MemoryType, _Strict
+from api.schemas.memories import MemoryOut
+from services.core.validation import MAX_CONTENT_CHARS, MAX_TOP_K
+from services.recall.ranking.query_types import QueryType
+from services.recall.ranking.signals import SIGNALS
+
+
+class RecallIn(_Strict):
+    """What the assistant is about to answer; empty means "what matters most"."""
+
+    query: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 5
+    explain: bool = False
+    track: bool = True
+    types: list[MemoryType] = Field(default_factory=list)
+    include_superseded: bool = Field(
+        default=False, description="Also recall memories a newer fact replaced (marked)."
+    )
+
+
+QueryTypeName = Literal[
+    "temporal",
+    "diagnostic",
+    "procedural",
+    "technical",
+    "creative",
+    "conceptual",
+    "personal",
+    "conversational",
+    "default",
+]
+
+
+SignalName = Literal[
+    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"
+]
+
+
+assert set(QueryTypeName.__args__) == {t.value for t in QueryType}  # type: ignore[attr-defined]
+
+
+assert set(SignalName.__args__) == set(SIGNALS)  # type: ignore[attr-defined]
+
+
+class SignalOut(BaseModel):
+    """One signal's value in [0, 1], its weight for the query type and their product."""
+
+    value: float
+    weight: float
+    contribution: float
+
+
+class TimeExpressionOut(BaseModel):
+    """The time a query names: a UTC span, or a month of any year."""
+
+    text: str
+    start: datetime | None
+    end: datetime | None
+    month_of_any_year: int | None
+
+
+class ContinuityOut(BaseModel):
+    """The strong hit this memory was said next to, and how many memories away."""
+
+    anchor_id: int
+    distance: int
+
+
+class DiversityOut(BaseModel):
+    """MMR: λ and the word overlap with the most similar better-placed result."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    lambda_: float = Field(alias="lambda")
+    max_similarity_to_earlier: float
+
+
+class RerankOut(BaseModel):
+    """The reranker's part (seed 004 §1): ``score = contribution + hybrid_contribution``."""
+
+    relevance: float
+    weight: float
+    contribution: float
+    hybrid_score: float
+    hybrid_normalized: float
+    hybrid_weight: float
+    hybrid_contribution: float
+
+
+class ExplanationOut(BaseModel):
+    """Why a memory came back: the query type and every signal's share of the score.
+
+    The ``signals`` contributions add up to ``score``; ``relevance`` breaks the lexical
+    signal into BM25 terms and ``importance`` into its four components (seed 002).
+    """
+
+    # Optional providers (a reranker) may add their own sections.
+    model_config = ConfigDict(extra="allow")
+
+    mode: Literal["fused", "importance_only"]
+    query_type: QueryTypeName | None
+    query_type_cue: str | None
+    time_expression: TimeExpressionOut | None
+    score: float
+    signals: dict[SignalName, SignalOut]
+    relevance: dict[str, Any]
+    importance: dict[str, Any]
+    continuity: ContinuityOut | None
+    diversity: DiversityOut | None
+    rerank: RerankOut | None = None
+
+
+class RecallHitOut(BaseModel):
+    """A recalled memory with the numbers behind its rank."""
+
+    memory: MemoryOut
+    score: float
+    relevance: float
+    importance: float
+    explanation: ExplanationOut | None = None
+
+
+class RecallOut(BaseModel):
+    """Best first."""
+
+    results: list[RecallHitOut]

@@ -1,0 +1,1 @@
+"""Admin inspection: read-only views of every user's memories, scores and job runs."""

@@ -1,0 +1,224 @@
+"""MessageImportanceScorer: seed 000's hybrid scorer (rules, optional LLM, recency).
+
+1. Rules (:mod:`services.context.rules`) give information, operation and decision with a
+   confidence; task relevance comes from term overlap with the task context
+   (:mod:`services.context.task_relevance`).
+2. Messages whose rule confidence is below ``MESSAGE_SCORE_LLM_THRESHOLD`` (0.7) are sent,
+   in one batched prompt, to the LLM when one is configured; its answers are cached by
+   message (id or content hash) and task, so a growing conversation only pays for its new
+   messages (seed "增量评分").
+3. Recency is positional (seed ``TimeDecayScorer``): ``10 · (i / (n − 1))²``.
+
+The total is Σ dimension × weight with the task type's weights (:mod:`.weights`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
+from services.context.llm_client import ChatCompletionsClient
+from services.context.llm_scoring import LlmMessageScorer
+from services.context.messages import ChatMessage
+from services.context.rules import RuleScore, rule_score
+from services.context.scores import MessageScore
+from services.context.task_relevance import TaskRelevance, text_terms
+from services.context.weights import (
+    TASK_TYPE_WEIGHTS,
+    Dimension,
+    TaskType,
+    resolve_task_type,
+    weighted_total,
+)
+from services.core.settings import Settings
+from services.text import content_hash
+from services.text.analysis import TextAnalyzer
+
+# A user instruction defines the task (seed rule "核心需求", score 9): it is relevant at
+# least this much even when it words the task differently from the task context.
+REQUEST_RELEVANCE_FLOOR = 7.0
+# Dialogue turns share relevance with their neighbours (see dialogue_context).
+DIALOGUE_ROLES = frozenset({"user", "assistant"})
+NEIGHBOR_SHARE = 0.7
+NEIGHBOR_WINDOW = 2
+# Messages whose terms and rule scores one scorer remembers.
+ANALYSIS_CACHE_SIZE = 50_000
+# Confidence of a score the LLM gave: the seed trusts it over a low-confidence rule.
+LLM_CONFIDENCE = 0.9
+
+
+def dialogue_context(messages: Sequence[ChatMessage], relevance: list[float]) -> list[float]:
+    """A user or assistant message is at least ``NEIGHBOR_SHARE ** d`` as relevant as the
+    dialogue turn ``d`` places away (up to ``NEIGHBOR_WINDOW``): an answer belongs to its
+    question ("what did you do?" / "I went camping") even when only one of them names the
+    topic. Tool output and system messages stand on their own terms."""
+    talk = [m.role in DIALOGUE_ROLES for m in messages]
+    spread = list(relevance)
+    for i in range(len(messages)):
+        if not talk[i]:
+            continue
+        for distance in range(1, NEIGHBOR_WINDOW + 1):
+            share = NEIGHBOR_SHARE**distance
+            for j in (i - distance, i + distance):
+                if 0 <= j < len(messages) and talk[j]:
+                    spread[i] = max(spread[i], round(share * relevance[j], 4))
+    return spread
+
+
+def recency(index: int, count: int) -> float:
+    """Seed ``TimeDecayScorer``: the squared relative position, on 0-10."""
+    return round(10.0 * (index / max(count - 1, 1)) ** 2, 4)
+
+
+@dataclass(frozen=True)
+class ScoringTask:
+    """What the messages are scored against."""
+
+    context: str
+    task_type: TaskType
+
+    @property
+    def key(self) -> str:
+        """Cache key of this task."""
+        return task_key(self.context, self.task_type)
+
+
+class MessageImportanceScorer:
+    """Scores a conversation's messages in one batch; see the module docstring."""
+
+    def __init__(
+        self,
+        analyzer: TextAnalyzer,
+        settings: Settings,
+        *,
+        llm: LlmMessageScorer | None = None,
+        cache: ScoreCache | None = None,
+    ) -> None:
+        self._settings = settings
+        # Cached per scorer: a conversation is re-scored as it grows and against new tasks.
+        self._terms = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(partial(text_terms, analyzer))
+        self._rules = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(rule_score)
+        self.content_hash = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(content_hash)
+        self._keywords = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(analyzer.topic_extractor.extract)
+        self._llm = llm
+        self.cache = cache if cache is not None else ScoreCache(settings.message_score_cache_size)
+
+    def keywords(self, text: str) -> list[str]:
+        """Topic keywords of a message (context compression's extreme level, memory cards).
+
+        Cached here, with the other per-message analyses, rather than per request: the
+        frontend sends the whole conversation every turn, and jieba's keyword extraction
+        of 200 resent messages was 3.8 of 4.9 s over 30 assemblies (pyinstrument, the
+        bench's context step at 1k memories, issue 5).
+        """
+        return list(self._keywords(text))
+
+    @staticmethod
+    def task(task_context: str = "", task_type: str | None = None) -> ScoringTask:
+        """The task, its type named or inferred (ValueError for an unknown name)."""
+        return ScoringTask(task_context, resolve_task_type(task_type))
+
+    def score_rules(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
+        """Rule-layer scores of every message (no I/O)."""
+        relevance = TaskRelevance(self._terms, self._settings, task.context)
+        # The author's name counts as text: "what did Ann say" is about Ann's messages.
+        texts = [f"{m.name or ''} {m.content}" for m in messages]
+        relevances = dialogue_context(messages, relevance.scores(texts))
+        count = len(messages)
+        scores = []
+        for index, message in enumerate(messages):
+            rules = self._rules(message)
+            related = relevances[index]
+            if rules.is_request and relevance.has_task:
+                related = max(related, REQUEST_RELEVANCE_FLOOR)
+            if "pleasantry" in rules.rules or "noise" in rules.rules:
+                related = 0.0
+            confidence = rules.confidence if relevance.has_task else min(rules.confidence, 0.6)
+            scores.append(
+                self._build(index, message, task, related, rules, confidence, recency(index, count))
+            )
+        return scores
+
+    async def score(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
+        """Rules first, then the LLM (or its cache) for the uncertain messages."""
+        scores = self.score_rules(messages, task)
+        threshold = self._settings.message_score_llm_threshold
+        uncertain = [s.index for s in scores if s.confidence < threshold]
+        if not uncertain or (self._llm is None and not len(self.cache)):
+            # Nothing to ask and nothing cached: hashing every message would be wasted.
+            return scores
+        cached: dict[int, LlmAnswer] = {}
+        missing: list[tuple[int, ChatMessage]] = []
+        for index in uncertain:
+            answer = self.cache.get(message_key(messages[index]), task.key)
+            if answer is not None:
+                cached[index] = answer
+            elif self._llm is not None:
+                missing.append((index, messages[index]))
+        fresh = await self._llm.score(missing, task.context) if self._llm and missing else {}
+        for index, answer in fresh.items():
+            self.cache.put(message_key(messages[index]), task.key, answer)
+        for index, answer in [*cached.items(), *fresh.items()]:
+            method = "llm" if index in fresh else "cache"
+            scores[index] = self._from_llm(scores[index], answer, task, method)
+        return scores
+
+    def _build(
+        self,
+        index: int,
+        message: ChatMessage,
+        task: ScoringTask,
+        relevance: float,
+        rules: RuleScore,
+        confidence: float,
+        recent: float,
+    ) -> MessageScore:
+        dimensions: dict[Dimension, float] = {
+            "relevance": relevance,
+            "information": rules.information,
+            "operation": rules.operation,
+            "decision": rules.decision,
+            "recency": recent,
+        }
+        return MessageScore(
+            index=index,
+            total=weighted_total(dimensions, TASK_TYPE_WEIGHTS[task.task_type]),
+            dimensions=dimensions,
+            confidence=round(confidence, 4),
+            method="rule",
+            content_hash=self.content_hash(message.content),
+            rules=tuple(rules.rules),
+            message_id=message.id,
+        )
+
+    @staticmethod
+    def _from_llm(
+        rule: MessageScore, answer: LlmAnswer, task: ScoringTask, method: str
+    ) -> MessageScore:
+        dimensions: dict[Dimension, float] = {
+            "relevance": answer.relevance,
+            "information": answer.information,
+            "operation": answer.operation,
+            "decision": answer.decision,
+            "recency": rule.dimensions["recency"],
+        }
+        return MessageScore(
+            index=rule.index,
+            total=weighted_total(dimensions, TASK_TYPE_WEIGHTS[task.task_type]),
+            dimensions=dimensions,
+            confidence=LLM_CONFIDENCE,
+            method="llm" if method == "llm" else "cache",
+            content_hash=rule.content_hash,
+            rules=rule.rules,
+            reason=answer.reason,
+            message_id=rule.message_id,
+        )
+
+
+def build_message_scorer(analyzer: TextAnalyzer, settings: Settings) -> MessageImportanceScorer:
+    """The process-wide scorer: rules, plus the LLM layer when ``LLM_BASE_URL`` is set."""
+    client = ChatCompletionsClient.from_settings(settings)
+    llm = LlmMessageScorer(client, settings.message_score_llm_batch) if client else None
+    return MessageImportanceScorer(analyzer, settings, llm=llm)

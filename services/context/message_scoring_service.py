@@ -1,0 +1,200 @@
+"""MessageScoringService: score and compress a conversation, persisting both per conversation.
+
+Without a ``conversation_id`` nothing is stored. With one, every message's score is saved
+(seed 000 "评分结果持久化") and earlier LLM answers for unchanged messages under the same task
+are reused (method ``cache``), so only new messages reach the LLM; each compression is
+recorded as history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import CompressionRecord, MessageScoreRecord
+from services.context.cache import LlmAnswer, message_key
+from services.context.compress import CompressionResult, smart_compress
+from services.context.message_scorer import MessageImportanceScorer, ScoringTask
+from services.context.messages import ChatMessage, validate_messages
+from services.context.scores import MessageScore
+from services.context.tokens import get_token_estimator
+from services.core.clock import Clock
+from services.core.errors import InvalidInput
+from services.core.settings import Settings
+from services.core.validation import check_user_id
+from services.repositories.message_scores import MessageScoreRepository
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Messages to score, the task they serve and where to persist the result."""
+
+    messages: Sequence[ChatMessage]
+    task_context: str = ""
+    task_type: str | None = None
+    conversation_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """A compression's outcome with the scores it was based on."""
+
+    result: CompressionResult
+    scores: list[MessageScore]
+
+
+class MessageScoringService:
+    """Scores and compresses conversations for the routes, the CLI and the evaluation."""
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        settings: Settings,
+        scorer: MessageImportanceScorer,
+        clock: Clock,
+    ) -> None:
+        self.settings = settings
+        self.scorer = scorer
+        self.clock = clock
+        self.repo = MessageScoreRepository(session)
+
+    def _task(self, conversation: Conversation) -> ScoringTask:
+        validate_messages(conversation.messages)
+        if conversation.conversation_id is not None:
+            _check_conversation_id(conversation.conversation_id)
+        try:
+            return self.scorer.task(conversation.task_context, conversation.task_type)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+
+    async def score(self, conversation: Conversation) -> list[MessageScore]:
+        """A score per message; persisted when the conversation has an id."""
+        task = self._task(conversation)
+        if conversation.conversation_id is not None:
+            await self._reuse_llm_answers(conversation, task)
+        scores = await self.scorer.score(conversation.messages, task)
+        if conversation.conversation_id is not None:
+            await self._persist(conversation, task, scores)
+        return scores
+
+    async def compress(
+        self,
+        conversation: Conversation,
+        *,
+        target_count: int | None = None,
+        budget_tokens: int | None = None,
+        preserve_recent: int | None = None,
+    ) -> Compressed:
+        """smart_compress to a target count and/or token budget, recorded as history."""
+        if target_count is None and budget_tokens is None:
+            raise InvalidInput("give target_count or budget_tokens")
+        if target_count is not None and target_count < 1:
+            raise InvalidInput("target_count must be at least 1")
+        if budget_tokens is not None and budget_tokens < 1:
+            raise InvalidInput("budget_tokens must be at least 1")
+        recent = (
+            self.settings.compress_preserve_recent if preserve_recent is None else preserve_recent
+        )
+        if recent < 0:
+            raise InvalidInput("preserve_recent must not be negative")
+        scores = await self.score(conversation)
+        result = smart_compress(
+            conversation.messages,
+            scores,
+            target_count=target_count,
+            budget_tokens=budget_tokens,
+            preserve_recent=recent,
+            estimator=get_token_estimator(self.settings.token_estimator),
+        )
+        if conversation.conversation_id is not None:
+            await self.repo.add_compression(
+                CompressionRecord(
+                    conversation_id=conversation.conversation_id,
+                    created_at=self.clock(),
+                    task_hash=self._task(conversation).key,
+                    from_count=result.original_count,
+                    to_count=len(result.kept),
+                    from_tokens=result.original_tokens,
+                    to_tokens=result.kept_tokens,
+                    compression_rate=result.compression_rate,
+                    target_count=target_count,
+                    budget_tokens=budget_tokens,
+                    preserve_recent=recent,
+                    kept=result.kept,
+                    dropped=result.dropped,
+                )
+            )
+        return Compressed(result, scores)
+
+    async def conversation_scores(
+        self, conversation_id: str, *, limit: int, after_index: int = -1
+    ) -> list[MessageScoreRecord]:
+        """Persisted scores of a conversation in message order."""
+        _check_conversation_id(conversation_id)
+        return await self.repo.scores(conversation_id, limit=limit, after_index=after_index)
+
+    async def compressions(
+        self, conversation_id: str, *, limit: int, before_id: int | None = None
+    ) -> list[CompressionRecord]:
+        """A conversation's compression history, newest first."""
+        _check_conversation_id(conversation_id)
+        return await self.repo.compressions(conversation_id, limit=limit, before_id=before_id)
+
+    async def _reuse_llm_answers(self, conversation: Conversation, task: ScoringTask) -> None:
+        assert conversation.conversation_id is not None
+        stored = await self.repo.scores(conversation.conversation_id)
+        messages = conversation.messages
+        for row in stored:
+            if row.method == "rule" or row.task_hash != task.key:
+                continue
+            if row.message_index >= len(messages):
+                continue
+            message = messages[row.message_index]
+            if row.content_hash != self.scorer.content_hash(message.content):
+                continue
+            dims = row.dimensions
+            self.scorer.cache.put(
+                message_key(message),
+                task.key,
+                LlmAnswer(
+                    float(dims["relevance"]),
+                    float(dims["information"]),
+                    float(dims["operation"]),
+                    float(dims["decision"]),
+                    row.reason,
+                ),
+            )
+
+    async def _persist(
+        self, conversation: Conversation, task: ScoringTask, scores: list[MessageScore]
+    ) -> None:
+        now = self.clock()
+        await self.repo.upsert(
+            [
+                {
+                    "conversation_id": conversation.conversation_id,
+                    "message_index": score.index,
+                    "message_id": score.message_id,
+                    "role": conversation.messages[score.index].role,
+                    "content_hash": score.content_hash,
+                    "task_hash": task.key,
+                    "task_type": task.task_type,
+                    "total": score.total,
+                    "dimensions": dict(score.dimensions),
+                    "confidence": score.confidence,
+                    "method": score.method,
+                    "reason": score.reason,
+                    "scored_at": now,
+                }
+                for score in scores
+            ]
+        )
+
+
+def _check_conversation_id(conversation_id: str) -> None:
+    try:
+        check_user_id(conversation_id)
+    except InvalidInput as exc:
+        raise InvalidInput("conversation_id must be 1-128 characters of [A-Za-z0-9_.:@-]") from exc

