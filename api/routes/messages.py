@@ -66,6 +66,13 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
         preserve_recent=body.preserve_recent,
     )
     result, scores = compressed.result, compressed.scores
+    note = None
+    if result.target_exceeded_by:
+        note = (
+            f"kept {len(result.kept)} messages, {result.target_exceeded_by} over target_count "
+            f"{body.target_count}: system messages and the {compressed.preserve_recent} newest "
+            "(preserve_recent) are always kept"
+        )
     return CompressOut(
         messages=[body.messages[i].model_dump(exclude_none=True) for i in result.kept],
         kept=result.kept,
@@ -73,4 +80,6 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
         compression_rate=result.compression_rate,
         original_tokens=result.original_tokens,
         kept_tokens=result.kept_tokens,
+        target_exceeded_by=result.target_exceeded_by,
+        note=note,
     )

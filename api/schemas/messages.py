@@ -85,6 +85,10 @@ class CompressOut(BaseModel):
     compression_rate: float
     original_tokens: int
     kept_tokens: int
+    target_exceeded_by: int = Field(
+        description="messages kept beyond target_count because preserve_recent forces them"
+    )
+    note: str | None = Field(default=None, description="why the target was exceeded, if it was")
 
 
 class StoredScoreOut(BaseModel):

@@ -2,14 +2,17 @@
 
 1. System messages are always kept.
 2. The most recent ``preserve_recent`` other messages are kept (the conversation stays
-   coherent where it is going on).
+   coherent where it is going on), all of them when there are fewer. They are kept even
+   when that goes past ``target_count``, as the seed does (its ``slots_available`` only
+   limits the older messages); the result says so (:attr:`CompressionResult.target_exceeded_by`).
 3. The rest are kept best score first while they fit the target count and/or the token
    budget; a message that does not fit is skipped and smaller ones may still fit.
 4. Kept messages stay in their original order.
 
-With a token budget nothing is ever over it: the system messages must fit (else
-:class:`InvalidInput`), and a recent message that cannot fit is dropped too.
-``compression_rate`` is the seed's: kept messages / original messages.
+The token budget, unlike the target count, is a hard limit: nothing is ever over it.
+The system messages must fit (else :class:`InvalidInput`), and a recent message that
+cannot fit is dropped, newest kept first. ``compression_rate`` is the seed's: kept
+messages / original messages.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class CompressionResult:
     original_tokens: int
     kept_tokens: int
     compression_rate: float
+    # Kept beyond ``target_count`` because ``preserve_recent`` forces them (0: within it).
+    target_exceeded_by: int = 0
 
     @property
     def original_count(self) -> int:
@@ -43,8 +48,8 @@ class _Budget:
     def __init__(self, count: int | None, tokens: int | None) -> None:
         self.count, self.tokens = count, tokens
 
-    def fits(self, tokens: int) -> bool:
-        count_ok = self.count is None or self.count >= 1
+    def fits(self, tokens: int, *, forced: bool = False) -> bool:
+        count_ok = forced or self.count is None or self.count >= 1
         return count_ok and (self.tokens is None or tokens <= self.tokens)
 
     def take(self, tokens: int) -> None:
@@ -86,12 +91,16 @@ def smart_compress(
         None if budget_tokens is None else budget_tokens - system_tokens,
     )
     kept = set(system)
-    recent = others[len(others) - preserve_recent :] if preserve_recent > 0 else []
+    # All of them when there are fewer (seed: ``non_system_msgs[-preserve_recent:] if
+    # len(non_system_msgs) >= preserve_recent else non_system_msgs``); a bare negative
+    # slice start wrapped around and picked messages from the middle.
+    recent = others[max(0, len(others) - preserve_recent) :] if preserve_recent > 0 else []
     older = others[: len(others) - len(recent)]
-    candidates = list(reversed(recent)) + sorted(
-        older, key=lambda i: (scores[i].total, i), reverse=True
-    )
-    for index in candidates:
+    for index in reversed(recent):  # newest first, should the token budget run out
+        if budget.fits(costs[index], forced=True):
+            budget.take(costs[index])
+            kept.add(index)
+    for index in sorted(older, key=lambda i: (scores[i].total, i), reverse=True):
         if budget.fits(costs[index]):
             budget.take(costs[index])
             kept.add(index)
@@ -102,4 +111,5 @@ def smart_compress(
         original_tokens=sum(costs),
         kept_tokens=sum(costs[i] for i in ordered),
         compression_rate=round(len(ordered) / len(messages), 4) if messages else 1.0,
+        target_exceeded_by=0 if target_count is None else max(0, len(ordered) - target_count),
     )

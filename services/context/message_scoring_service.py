@@ -43,6 +43,7 @@ class Compressed:
 
     result: CompressionResult
     scores: list[MessageScore]
+    preserve_recent: int
 
 
 class MessageScoringService:
@@ -126,7 +127,7 @@ class MessageScoringService:
                     dropped=result.dropped,
                 )
             )
-        return Compressed(result, scores)
+        return Compressed(result, scores, recent)
 
     async def conversation_scores(
         self, conversation_id: str, *, limit: int, after_index: int = -1

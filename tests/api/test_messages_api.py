@@ -65,6 +65,19 @@ async def test_compress_keeps_the_seeds_eight_in_order(client: httpx.AsyncClient
     assert [d["index"] for d in result["dropped"]] == [1, 4, 6, 7, 8, 9, 11]
     assert all(isinstance(d["score"], float) for d in result["dropped"])
     assert result["compression_rate"] == pytest.approx(8 / 15, abs=1e-4)
+    assert result["target_exceeded_by"] == 0
+    assert result["note"] is None
+
+
+async def test_the_newest_are_kept_past_the_target_and_the_answer_says_why(
+    client: httpx.AsyncClient,
+) -> None:
+    messages = SEED_MESSAGES[:4]
+    result = await compress(client, messages=messages, target_count=2, preserve_recent=3)
+    assert result["kept"] == [1, 2, 3]
+    assert result["target_exceeded_by"] == 1
+    assert "preserve_recent" in result["note"]
+    assert "target_count 2" in result["note"]
 
 
 async def test_compress_to_a_token_budget_never_exceeds_it(

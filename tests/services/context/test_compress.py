@@ -69,9 +69,38 @@ def test_both_limits_apply_together() -> None:
     assert result.kept == [0, 1, 2, 3, 4, 5]  # the five best older ones, back in order
 
 
-def test_preserve_recent_larger_than_the_conversation() -> None:
-    result = smart_compress(MESSAGES[:3], scored(TOTALS[:3]), target_count=2, preserve_recent=10)
-    assert result.kept == [0, 2]  # the newest first among the recent ones
+FOUR = [ChatMessage("user", f"turn {i}") for i in range(4)]
+FOUR_TOTALS = [9.0, 1.0, 0.5, 0.2]
+
+
+@pytest.mark.parametrize(
+    ("preserve_recent", "kept", "exceeded_by"),
+    [
+        (0, [0, 1], 0),  # no forced ones: the two best
+        (1, [0, 3], 0),
+        (2, [2, 3], 0),
+        (3, [1, 2, 3], 1),  # the newest three are kept even past target_count 2
+        (4, [0, 1, 2, 3], 2),
+        (5, [0, 1, 2, 3], 2),  # more than there are: all of them, not a wrapped slice
+        (6, [0, 1, 2, 3], 2),
+    ],
+)
+def test_the_newest_are_kept_even_past_the_target(
+    preserve_recent: int, kept: list[int], exceeded_by: int
+) -> None:
+    result = smart_compress(
+        FOUR, scored(FOUR_TOTALS), target_count=2, preserve_recent=preserve_recent
+    )
+    assert result.kept == kept
+    assert result.target_exceeded_by == exceeded_by
+
+
+def test_a_token_budget_still_limits_the_newest() -> None:
+    # The token budget is a hard limit: of the forced newest, the newest come first.
+    budget = sum(HEURISTIC.message(m) for m in FOUR[2:])
+    result = smart_compress(FOUR, scored(FOUR_TOTALS), budget_tokens=budget, preserve_recent=4)
+    assert result.kept == [2, 3]
+    assert result.kept_tokens <= budget
 
 
 def test_system_messages_must_fit() -> None:
