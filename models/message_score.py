@@ -30,6 +30,9 @@ class MessageScoreRecord(Base):
     confidence: Mapped[float] = mapped_column(Float)
     method: Mapped[str] = mapped_column(String(8))
     reason: Mapped[str | None] = mapped_column(Text, default=None)
+    # The LLM's own score (seed rubric, 0-10) when it was asked: reused for an unchanged
+    # message under the same task, in this process or another.
+    llm_score: Mapped[float | None] = mapped_column(Float, default=None)
     scored_at: Mapped[datetime]
 
 

@@ -44,6 +44,7 @@ async def message_scores(
                 confidence=r.confidence,
                 method=r.method,
                 reason=r.reason,
+                llm_score=r.llm_score,
                 scored_at=r.scored_at,
             )
             for r in page

@@ -50,14 +50,23 @@ class CompressMessagesIn(ScoreMessagesIn):
 
 
 class MessageScoreOut(BaseModel):
-    """One message's importance (0-10), its dimensions, confidence and method."""
+    """One message's importance (0-10, seed 000's scale) and how it was reached:
+    ``score = clamp(content + recency_bonus, 0, 10)``, where content is ``rule_score``, or
+    ``confidence · rule_score + (1 − confidence) · llm_score`` once the LLM answered."""
 
     index: int
     id: str | None
     score: float
+    rule_kind: str = Field(description="the rule that decided rule_score (default: none did)")
+    rule_score: float = Field(description="the rule layer's score, 0-10")
+    llm_score: float | None = Field(description="the LLM's score, 0-10, when it was asked")
+    recency_bonus: float = Field(description="seed TimeDecayScorer: up to +1.0 for the newest")
     dimensions: dict[str, float]
-    confidence: float
+    confidence: float = Field(description="the rule layer's confidence in rule_score")
     method: Literal["rule", "llm", "cache"]
+    pending: bool = Field(
+        default=False, description="the LLM will score this message in the background"
+    )
     rules: list[str]
     reason: str | None
 
@@ -104,6 +113,7 @@ class StoredScoreOut(BaseModel):
     confidence: float
     method: str
     reason: str | None
+    llm_score: float | None
     scored_at: datetime
 
 

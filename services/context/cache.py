@@ -12,18 +12,19 @@ from services.text import content_hash
 
 @dataclass(frozen=True)
 class LlmAnswer:
-    """The LLM's content dimensions (0-10) for one message; recency is always ours."""
+    """The LLM's score (0-10, the seed's rubric) for one message, and why."""
 
-    relevance: float
-    information: float
-    operation: float
-    decision: float
+    score: float
     reason: str | None = None
 
 
-def task_key(task_context: str, task_type: str) -> str:
-    """A short stable hash of the task: the same message matters differently per task."""
-    return hashlib.sha256(f"{task_type}\x1f{task_context.strip()}".encode()).hexdigest()[:32]
+def task_key(task_context: str, task_type: str, phase: str | None = None) -> str:
+    """A short stable hash of the task: the same message matters differently per task
+    (and per phase, which the prompt names too)."""
+    text = f"{task_type}\x1f{task_context.strip()}"
+    if phase:
+        text += f"\x1f{phase.strip()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def message_key(message: ChatMessage) -> str:

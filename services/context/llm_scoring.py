@@ -1,10 +1,15 @@
 """The optional LLM layer of seed 000: one batched prompt, robust parsing of the answer.
 
-The prompt is the seed's ("消息重要度评分任务"), asking per message for the four content
-dimensions on 0-10 (recency is positional and always computed locally) and a reason.
+The prompt is the seed's ("消息重要度评分任务", ``_build_scoring_prompt``): the task context
+and the current phase, the seed's 0-10 rubric in five bands, every message cut at 200
+characters as the seed cuts it, and the seed's answer format, one ``{"index", "score",
+"reason"}`` per message. Recency is positional and always added locally.
+
 Models wrap JSON in code fences, add prose after it, run out of tokens mid-array or return
 one object per line; :func:`parse_answers` takes whatever complete objects it can find and
-ignores the rest, so a partial answer still scores the messages it covers.
+ignores the rest, so a partial answer still scores the messages it covers. A model that
+answers the four content dimensions instead of one score is read by their default-weighted
+mean.
 """
 
 from __future__ import annotations
@@ -19,16 +24,18 @@ from typing import Any, Final
 from services.context.cache import LlmAnswer
 from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
 from services.context.messages import ChatMessage
+from services.context.weights import CONTENT, TASK_TYPE_WEIGHTS, content_score
 
 log = logging.getLogger(__name__)
 
-PREVIEW_CHARS: Final = 300  # the seed truncates long messages in the prompt
-_FIELDS: Final = ("relevance", "information", "operation", "decision")
+PREVIEW_CHARS: Final = 200  # seed: ``if len(content) > 200: content = content[:200] + "..."``
 _FENCE = re.compile(r"```(?:json)?", re.I)
 _OBJECT = re.compile(r"\{[^{}]*\}")
 
 
-def build_prompt(items: Sequence[tuple[int, ChatMessage]], task_context: str) -> str:
+def build_prompt(
+    items: Sequence[tuple[int, ChatMessage]], task_context: str, current_phase: str | None = None
+) -> str:
     """The seed's scoring prompt for the numbered messages."""
     lines = []
     for index, message in items:
@@ -38,25 +45,62 @@ def build_prompt(items: Sequence[tuple[int, ChatMessage]], task_context: str) ->
         who = message.role.upper() + (f"({message.name})" if message.name else "")
         lines.append(f"[{index}] {who}: {content}")
     history = "\n".join(lines)
-    return f"""# 消息重要度评分任务 / Message importance scoring
+    phase = f"\n当前Phase: {current_phase}" if current_phase else ""
+    return f"""# 消息重要度评分任务
 
-## 任务上下文 / Task
-{task_context or "(none)"}
+## 任务上下文
+{task_context or "(none)"}{phase}
 
-## 评分标准（每个维度 0-10 分）
-- relevance 任务相关性: 与当前任务目标的相关程度
-- information 信息价值: 关键信息量（文件路径、配置参数、代码、错误信息、人名、日期、数字）
-- operation 操作记录: 是否记录重要操作（创建/修改/删除文件、执行命令）
-- decision 决策节点: 是否包含重要决策、架构选择或用户的明确要求
-寒暄（"好的"、"谢谢"）和无关内容各维度 0-2 分。
+## 评分标准（0-10分）
+
+### 9-10分：核心关键信息
+- 用户的核心需求和明确指令
+- 重要的架构决策
+- 关键文件的创建/修改记录
+- Phase目标定义
+
+### 7-8分：重要技术细节
+- 配置参数和环境信息
+- 有价值的代码片段
+- 技术方案讨论
+- 工具执行的关键结果
+
+### 5-6分：一般性内容
+- 探索性讨论
+- 中间过程信息
+- 一般性操作记录
+
+### 3-4分：低价值信息
+- 重复的内容
+- 已被后续信息覆盖的旧信息
+- 失败的尝试记录
+
+### 0-2分：噪音/无关内容
+- 纯寒暄（"好的"、"谢谢"等）
+- 完全无关的讨论
+- 错误的信息
 
 ## 对话历史
+
 {history}
 
+## 任务要求
+
+1. 对每条消息评分（0-10分，保留1位小数）
+2. 简要说明评分理由
+3. 只返回JSON格式，不要其他解释
+
 ## 返回格式
-只返回 JSON 数组，每条消息一个对象，不要其他内容：
-[{{"index": 0, "relevance": 9, "information": 7, "operation": 0, "decision": 8,
-  "reason": "用户核心需求"}}]
+
+```json
+[
+    {{"index": 0, "score": 9.5, "reason": "用户核心需求定义"}},
+    {{"index": 1, "score": 3.0, "reason": "探索性问题，已被后续覆盖"}},
+    ...
+]
+```
+
+只返回JSON数组，不要任何其他内容。
 """
 
 
@@ -71,18 +115,16 @@ def _number(value: Any) -> float | None:
 
 
 def _answer(item: dict[str, Any]) -> LlmAnswer | None:
-    values = [_number(item.get(name)) for name in _FIELDS]
-    if any(v is None for v in values):
-        # A model that gives only the seed's single "score" still ranks the message.
-        score = _number(item.get("score"))
-        if score is None:
+    score = _number(item.get("score"))
+    if score is None:
+        # A model that answers the content dimensions instead still ranks the message.
+        values = [_number(item.get(name)) for name in CONTENT]
+        if any(v is None for v in values):
             return None
-        values = [score] * len(_FIELDS)
+        dimensions = {name: float(v or 0.0) for name, v in zip(CONTENT, values, strict=True)}
+        score = content_score({**dimensions, "recency": 0.0}, TASK_TYPE_WEIGHTS["default"])
     reason = item.get("reason")
-    relevance, information, operation, decision = (float(v or 0.0) for v in values)
-    return LlmAnswer(
-        relevance, information, operation, decision, str(reason)[:200] if reason else None
-    )
+    return LlmAnswer(score, str(reason)[:200] if reason else None)
 
 
 def _objects(text: str) -> list[Any]:
@@ -138,7 +180,10 @@ class LlmMessageScorer:
         self.batch_size = batch_size
 
     async def score(
-        self, items: Sequence[tuple[int, ChatMessage]], task_context: str
+        self,
+        items: Sequence[tuple[int, ChatMessage]],
+        task_context: str,
+        current_phase: str | None = None,
     ) -> dict[int, LlmAnswer]:
         """Answers for the messages the LLM scored. A failed batch is logged and left out,
         so its messages keep their rule scores; the other batches still count."""
@@ -147,7 +192,8 @@ class LlmMessageScorer:
             batch = items[start : start + self.batch_size]
             try:
                 text = await self.client.complete(
-                    build_prompt(batch, task_context), max_tokens=60 * len(batch) + 200
+                    build_prompt(batch, task_context, current_phase),
+                    max_tokens=60 * len(batch) + 200,
                 )
             except LlmUnavailable as exc:
                 log.warning("LLM scoring failed for %d messages, using rules: %s", len(batch), exc)

@@ -1,27 +1,48 @@
 """MessageImportanceScorer: seed 000's hybrid scorer (rules, optional LLM, recency).
 
-1. Rules (:mod:`services.context.rules`) give information, operation and decision with a
-   confidence; task relevance comes from term overlap with the task context
-   (:mod:`services.context.task_relevance`).
-2. Messages whose rule confidence is below ``MESSAGE_SCORE_LLM_THRESHOLD`` (0.7) are sent,
-   in one batched prompt, to the LLM when one is configured; its answers are cached by
-   message (id or content hash) and task, so a growing conversation only pays for its new
-   messages (seed "增量评分").
-3. Recency is positional (seed ``TimeDecayScorer``): ``10 · (i / (n − 1))²``.
+Every score is on the seed's 0-10 scale, where its LLM rubric puts the user's core request
+at 9-10 and a pleasantry at 0-2, so the seed's phase threshold (≥ 8.0) means what it says.
 
-The total is Σ dimension × weight with the task type's weights (:mod:`.weights`).
+1. *Rule score* (seed ``RuleBasedScorer``). The strongest rule that fires
+   (:mod:`services.context.rules`) gives the seed's score for such a message
+   (:mod:`services.context.rule_kinds`: a request 9.0, a file created 8.5, a config
+   modified 8.0, exploring 6.0, nothing recognised 5.0, a pleasantry 1.0) and its
+   confidence. The five dimensions place the message within that band::
+
+       rule_score = clamp(kind score + REFINEMENT_SPAN · (content − 5) / 5, 0, 10)
+
+   where ``content`` is the task type's weighted mean of relevance (term overlap with the
+   task context, :mod:`services.context.task_relevance`), information, operation and
+   decision (:func:`services.context.weights.content_score`). Pleasantries and noise keep
+   their score as it is.
+2. *LLM* (optional). Messages whose rule confidence is below
+   ``MESSAGE_SCORE_LLM_THRESHOLD`` (0.7) are sent, in one batched prompt with the seed's
+   rubric (:mod:`services.context.llm_scoring`), to the LLM; its answers are cached by
+   what the prompt shows of a message (role, name, content hash) and the task, never by
+   the caller's message id, so a growing conversation only pays for its new messages
+   (seed "增量评分"). The answer refines the share of the score the rules are unsure of::
+
+       content = confidence · rule_score + (1 − confidence) · llm_score
+
+   The seed replaces the rule score outright; blending keeps the two on one scale, so an
+   LLM that rates filler 9 cannot push out a request the rules are sure of (9.0 at 0.9).
+3. *Recency bonus* (seed ``TimeDecayScorer``): ``(i / (n − 1))²``, +1.0 for the newest
+   (scaled by the task type's 时效性 weight, :func:`services.context.weights.recency_bonus`).
+
+``total = clamp(content + recency bonus, 0, 10)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
 from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
 from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer
 from services.context.messages import ChatMessage
+from services.context.rule_kinds import TERMINAL
 from services.context.rules import RuleScore, rule_score
 from services.context.scores import MessageScore
 from services.context.task_relevance import TaskRelevance, text_terms
@@ -29,8 +50,9 @@ from services.context.weights import (
     TASK_TYPE_WEIGHTS,
     Dimension,
     TaskType,
+    content_score,
+    recency_bonus,
     resolve_task_type,
-    weighted_total,
 )
 from services.core.settings import Settings
 from services.text import content_hash
@@ -45,8 +67,12 @@ NEIGHBOR_SHARE = 0.7
 NEIGHBOR_WINDOW = 2
 # Messages whose terms and rule scores one scorer remembers.
 ANALYSIS_CACHE_SIZE = 50_000
-# Confidence of a score the LLM gave: the seed trusts it over a low-confidence rule.
-LLM_CONFIDENCE = 0.9
+# How far the dimensions move a message within its rule's band, each way.
+REFINEMENT_SPAN = 5.0
+
+
+def _clamp(value: float) -> float:
+    return round(min(10.0, max(0.0, value)), 4)
 
 
 def dialogue_context(messages: Sequence[ChatMessage], relevance: list[float]) -> list[float]:
@@ -74,15 +100,16 @@ def recency(index: int, count: int) -> float:
 
 @dataclass(frozen=True)
 class ScoringTask:
-    """What the messages are scored against."""
+    """What the messages are scored against (the phase only reaches the LLM's prompt)."""
 
     context: str
     task_type: TaskType
+    phase: str | None = None
 
     @property
     def key(self) -> str:
         """Cache key of this task."""
-        return task_key(self.context, self.task_type)
+        return task_key(self.context, self.task_type, self.phase)
 
 
 class MessageImportanceScorer:
@@ -116,9 +143,11 @@ class MessageImportanceScorer:
         return list(self._keywords(text))
 
     @staticmethod
-    def task(task_context: str = "", task_type: str | None = None) -> ScoringTask:
+    def task(
+        task_context: str = "", task_type: str | None = None, phase: str | None = None
+    ) -> ScoringTask:
         """The task, its type named or inferred (ValueError for an unknown name)."""
-        return ScoringTask(task_context, resolve_task_type(task_type))
+        return ScoringTask(task_context, resolve_task_type(task_type), phase or None)
 
     def score_rules(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
         """Rule-layer scores of every message (no I/O)."""
@@ -157,12 +186,15 @@ class MessageImportanceScorer:
                 cached[index] = answer
             elif self._llm is not None:
                 missing.append((index, messages[index]))
-        fresh = await self._llm.score(missing, task.context) if self._llm and missing else {}
+        fresh = (
+            await self._llm.score(missing, task.context, task.phase)
+            if self._llm and missing
+            else {}
+        )
         for index, answer in fresh.items():
             self.cache.put(message_key(messages[index]), task.key, answer)
         for index, answer in [*cached.items(), *fresh.items()]:
-            method = "llm" if index in fresh else "cache"
-            scores[index] = self._from_llm(scores[index], answer, task, method)
+            scores[index] = self._from_llm(scores[index], answer, index in fresh)
         return scores
 
     def _build(
@@ -182,38 +214,38 @@ class MessageImportanceScorer:
             "decision": rules.decision,
             "recency": recent,
         }
+        weights = TASK_TYPE_WEIGHTS[task.task_type]
+        rule = rules.score
+        if rules.kind.name not in TERMINAL:
+            rule += REFINEMENT_SPAN * (content_score(dimensions, weights) - 5.0) / 5.0
+        rule = _clamp(rule)
+        bonus = recency_bonus(recent, weights)
         return MessageScore(
             index=index,
-            total=weighted_total(dimensions, TASK_TYPE_WEIGHTS[task.task_type]),
+            total=_clamp(rule + bonus),
             dimensions=dimensions,
             confidence=round(confidence, 4),
             method="rule",
             content_hash=self.content_hash(message.content),
             rules=tuple(rules.rules),
             message_id=message.id,
+            rule_kind=rules.kind.name,
+            rule_score=rule,
+            recency_bonus=bonus,
         )
 
     @staticmethod
-    def _from_llm(
-        rule: MessageScore, answer: LlmAnswer, task: ScoringTask, method: str
-    ) -> MessageScore:
-        dimensions: dict[Dimension, float] = {
-            "relevance": answer.relevance,
-            "information": answer.information,
-            "operation": answer.operation,
-            "decision": answer.decision,
-            "recency": rule.dimensions["recency"],
-        }
-        return MessageScore(
-            index=rule.index,
-            total=weighted_total(dimensions, TASK_TYPE_WEIGHTS[task.task_type]),
-            dimensions=dimensions,
-            confidence=LLM_CONFIDENCE,
-            method="llm" if method == "llm" else "cache",
-            content_hash=rule.content_hash,
-            rules=rule.rules,
+    def _from_llm(rule: MessageScore, answer: LlmAnswer, fresh: bool) -> MessageScore:
+        """The LLM refines the share of the score the rule layer is unsure of."""
+        sure = rule.confidence
+        content = sure * rule.rule_score + (1.0 - sure) * answer.score
+        return replace(
+            rule,
+            total=_clamp(content + rule.recency_bonus),
+            method="llm" if fresh else "cache",
             reason=answer.reason,
-            message_id=rule.message_id,
+            llm_score=round(answer.score, 4),
+            pending=False,
         )
 
 

@@ -148,24 +148,15 @@ class MessageScoringService:
         stored = await self.repo.scores(conversation.conversation_id)
         messages = conversation.messages
         for row in stored:
-            if row.method == "rule" or row.task_hash != task.key:
+            if row.llm_score is None or row.task_hash != task.key:
                 continue
             if row.message_index >= len(messages):
                 continue
             message = messages[row.message_index]
             if row.content_hash != self.scorer.content_hash(message.content):
                 continue
-            dims = row.dimensions
             self.scorer.cache.put(
-                message_key(message),
-                task.key,
-                LlmAnswer(
-                    float(dims["relevance"]),
-                    float(dims["information"]),
-                    float(dims["operation"]),
-                    float(dims["decision"]),
-                    row.reason,
-                ),
+                message_key(message), task.key, LlmAnswer(row.llm_score, row.reason)
             )
 
     async def _persist(
@@ -187,6 +178,7 @@ class MessageScoringService:
                     "confidence": score.confidence,
                     "method": score.method,
                     "reason": score.reason,
+                    "llm_score": score.llm_score,
                     "scored_at": now,
                 }
                 for score in scores

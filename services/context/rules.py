@@ -1,13 +1,21 @@
 """The rule layer of seed 000's hybrid scorer ("RuleBasedScorer"), in Chinese and English.
 
 Rules look at what a message *is* (a tool call, a file path, a decision, a request, a
-pleasantry), never at a particular conversation's wording. They fill three of the five
-dimensions (information, operation, decision, each 0-10); task relevance and recency
-depend on the task and the position and are computed by the scorer.
+pleasantry), never at a particular conversation's wording. Each rule that fires names a
+:class:`~services.context.rule_kinds.RuleKind`: the seed's score for such a message and
+the seed's confidence. The strongest kind that fired decides the message's rule score and
+confidence (the seed takes its one matching rule); a message no rule recognises gets the
+seed's default, 5.0 with confidence 0.3. Below the LLM threshold (0.7) the optional LLM
+layer is asked as well.
 
-Each rule that fires carries the seed's confidence for it; a message's confidence is the
-highest of its rules, and a message no rule recognises gets the seed's 0.3. Below the
-LLM threshold (0.7) the optional LLM layer is asked instead.
+Every seed rule is here with its patterns, in Chinese as the seed writes them and in
+English: 核心需求 (a user's 帮我/请/需要/要求, "please", "help me"), 文件创建 (创建…文件,
+新建, write_file, "created a file"), 重要修改 (修改…配置, 更新….py, edit_file on a config,
+"updated main.py"), 探索操作 (查看, read_file, list_files, "looked at"), 寒暄 and 纯噪音.
+
+The rules also fill three of the five dimensions (information, operation, decision, each
+0-10), which explain a score and refine it within its band; task relevance and recency
+depend on the task and the position and are computed by the scorer.
 """
 
 from __future__ import annotations
@@ -17,8 +25,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from services.context.messages import ChatMessage
+from services.context.rule_kinds import DEFAULT, KINDS, RuleKind
 
-DEFAULT_CONFIDENCE: Final = 0.3  # seed: no rule matched → score 5, confidence 0.3
+DEFAULT_CONFIDENCE: Final = DEFAULT.confidence  # seed: no rule matched → 5.0, confidence 0.3
+# A file name's characters: Latin only, so 「创建config.yaml文件」 finds config.yaml (Python's
+# \w and \b count CJK characters as word characters, so \b never fires between them).
+_NAME = "[A-Za-z0-9_-]"
+_END = "(?![A-Za-z0-9_])"
+APPROVAL_MAX_CHARS: Final = 40
 
 # -- operation record (操作记录) -------------------------------------------------------
 _MODIFY_TOOLS = (
@@ -28,18 +42,41 @@ _MODIFY_TOOLS = (
 _RUN_TOOLS = "run_terminal|run_command|execute_command|run_shell|run_tests|shell|bash|exec"
 _READ_TOOLS = "read_file|open_file|view_file|cat_file|get_file"
 _SEARCH_TOOLS = "search_code|search_files|grep|find_files|list_files|list_dir|glob|codebase_search"
+_CREATE_TOOL = re.compile(r"\b(write_file|create_file)\b", re.I)
 _TOOL_CALL = re.compile(
     rf"\b(?P<modify>{_MODIFY_TOOLS})\b|\b(?P<run>{_RUN_TOOLS})\s*\("
     rf"|\b(?P<read>{_READ_TOOLS})\b|\b(?P<search>{_SEARCH_TOOLS})\b",
     re.I,
 )
-# Strongest first: (kind, operation score, rule name, the seed's confidence).
+# Strongest first: (kind, operation dimension, rule kind).
 _TOOL_KINDS = (
-    ("modify", 10.0, "file_change", 0.95),
-    ("run", 8.0, "command_run", 0.9),
-    ("read", 5.0, "file_read", 0.8),
-    ("search", 4.0, "search", 0.8),
-    ("other", 3.0, "tool_output", 0.6),  # any other tool answer
+    ("create", 10.0, "file_creation"),
+    ("modify", 10.0, "important_modification"),
+    ("run", 8.0, "command_run"),
+    ("read", 5.0, "exploration"),
+    ("search", 4.0, "exploration"),
+    ("other", 3.0, "tool_output"),  # any other tool answer
+)
+# Seed 文件创建: 创建.*文件, write_file, 新建 (a directory, a branch, a file: something new).
+_FILE_CREATION = re.compile(
+    r"创建[^。！？!?\n]{0,20}文件|新建|新增了?[^。！？!?\n]{0,6}文件"
+    r"|\b(creat(e|ed|ing)|add(ed)?|wr[io]te)\s+(a\s+|an\s+|the\s+)?new\s+file\b"
+    r"|\bcreat(e|ed|ing)\s+(a\s+|the\s+)?(file|director(y|ies)|folder)\b|\bnew file\b",
+    re.I,
+)
+# Seed 重要修改: 修改.*配置, edit_file.*config, 更新.*py.
+_IMPORTANT_MODIFICATION = re.compile(
+    rf"修改[^。！？!?\n]{{0,20}}配置|更新[^。！？!?\n]{{0,30}}\.py{_END}"
+    rf"|改了?[^。！？!?\n]{{0,10}}(配置|{_NAME}+\.py{_END})"
+    rf"|\b(updat|modifi|chang|edit)(e|ed|ing)\b[^.!?\n]{{0,40}}"
+    rf"(\bconfig\w*|\bsettings\b|{_NAME}+\.(py|ya?ml|toml|ini|cfg|conf|env|json){_END})",
+    re.I,
+)
+# Seed 探索操作: 查看, read_file, list_files.
+_EXPLORATION = re.compile(
+    r"查看|查阅|浏览|\binspect(ed|ing)?\b|\b(look(ed|ing)?|check(ed|ing)?) (at |into |through )?"
+    r"(the |this |that )?(logs?|files?|code|config\w*|output|source|repo\w*|docs?)\b",
+    re.I,
 )
 _TEXT_OPERATION = re.compile(
     r"(创建|新建|删除|修改|更新|重命名|替换|写入|部署|安装|提交|迁移)了?[^，。,.!！?？]{0,12}"
@@ -55,18 +92,28 @@ _EXTENSIONS = (
     "py|pyi|js|mjs|ts|tsx|jsx|json|ya?ml|toml|ini|cfg|conf|env|md|rst|txt|sql|sh|go|rs"
     "|java|kt|c|cc|cpp|h|hpp|rb|php|css|scss|html|xml|lock|proto|graphql|vue|swift|cs"
 )
+# A path: one that ends in a file name, starts at a root, or has two separators or more
+# (so "and/or" and "team/player" are not paths).
 _PATH = re.compile(
-    rf"(?<![\w/])(?:[\w.-]+/)+[\w.-]+|(?<![\w/.])[\w-]+\.(?:{_EXTENSIONS})\b|\b[A-Z]:\\[\w\\.-]+"
+    rf"(?<![A-Za-z0-9_/])(?:[A-Za-z0-9_.-]+/)+{_NAME}+\.[A-Za-z0-9]+{_END}"
+    rf"|(?<![A-Za-z0-9_/.])(?:~|\.{{1,2}})?/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*"
+    rf"|(?<![A-Za-z0-9_/])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+){{2,}}"
+    rf"|(?<![A-Za-z0-9_/.]){_NAME}+\.(?:{_EXTENSIONS}){_END}|\b[A-Z]:\\[\w\\.-]+"
 )
 _CONFIG_KEY = re.compile(
     r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # ENV_VAR style keys
     r"|(?<![\w-])--[a-z][\w-]+"  # command-line flags
-    r"|\b[a-z][\w.]*\s*[=:]\s*[\w\"'./:-]+"  # key=value, key: value
+    r"|\b[a-z][\w.]*\s*=\s*[\w\"'./:-]+"  # key=value
+    # key: value where the value looks like one (a number, a boolean, a path),
+    # so prose such as "note: I'll be late" or "[image: a photo of …]" is no config.
+    r"|\b[a-z][\w.-]*:\s*(?:\d|true\b|false\b|null\b|/|https?:)"
     r"|https?://\S+|\bport\s*\d+|端口\s*\d+",
 )
 _CONFIG_WORD = re.compile(r"配置|参数|环境变量|密钥|\bconfig\w*|\bsettings?\b|\benv\b", re.I)
+# Code, not English that uses the same words ("class yesterday", "let me", "return home").
 _CODE = re.compile(
-    r"```|\b(def|class|function|import|return|const|let|var|async|await|lambda)\b\s*[\w({]"
+    r"```|^\s*(def|class)\s+\w+\s*[(:]|^\s*(import|from)\s+[\w.]+|\bfunction\s*\w*\s*\("
+    r"|\b(const|let|var)\s+\w+\s*=|\blambda\s+\w*\s*:|\b(async|await)\s+\w+\("
     r"|[\w)\]]\s*=>|\w+\([^()\n]*\)\s*[:{]|;\s*$",
     re.M,
 )
@@ -77,8 +124,8 @@ _ERROR = re.compile(
 )
 _TOOL_RESULT = re.compile(r"→|->|=>\s*\S|返回|输出|结果|\boutput\b|\bresult\b|\breturned\b", re.I)
 _OUTCOME = re.compile(
-    r"通过|成功|已生效|已完成|已修复|搞定|\bpassed\b|\bsucceeded\b|\bworks\b|\bfixed\b"
-    r"|\bresolved\b|\bdeployed\b",
+    r"通过|成功|已生效|已完成|已修复|搞定|\bpassed\b(?!\s+away)|\bsucceeded\b|\bit works\b"
+    r"|\bworks now\b|\bfixed\b|\bresolved\b|\bdeployed\b",
     re.I,
 )
 _NUMBER = re.compile(r"\d")
@@ -107,13 +154,16 @@ _DECISION = re.compile(
     r"决定|决策|改为|改成|改用|换成|建议|采用|选用|选择|就用|确定用|最终方案|方案是|不再使用|弃用|架构"
     r"|\bdecid\w*|\bdecision\b|\bswitch(ed)? to\b|\binstead of\b|\brecommend\w*|\bsuggest\w*"
     r"|\bpropos\w*|\blet'?s use\b|\bgo with\b|\bwe('ll| will) use\b|\bchoose\b|\bchose\b"
-    r"|\bopt(ed)? for\b|\badopt\w*|\barchitecture\b|\breplace\w* \w+ with\b",
+    r"|\bopt(ed)? for\b|\badopt(ed|ing)? (the|a|an|this|that) (new )?(approach|pattern|strategy"
+    r"|framework|library|tool|design)\b|\barchitecture\b|\breplace\w* \w+ with\b",
     re.I,
 )
+# An instruction to the assistant (seed 核心需求: 帮我, 请, 需要, 要求). English "I need" or
+# "I want to" tells about the person ("I want to help people") and is not one.
 _REQUEST = re.compile(
-    r"帮我|帮忙|请|需要|要求|必须|务必|希望|想要|麻烦|可以帮|记得|别忘了"
-    r"|\bhelp me\b|\bplease\b|\bi need\b|\bwe need\b|\bi want\b|\bmust\b|\bshould\b"
-    r"|\bmake sure\b|\bcould you\b|\bcan you\b|\bwould you\b|\bremember to\b|\bdon'?t forget\b",
+    r"帮我|帮忙|请|需要|要求|务必|麻烦|可以帮|记得|别忘了"
+    r"|\bhelp me\b|\bplease\b|\bi need you to\b|\bi want you to\b|\bmake sure (to|you|that)\b"
+    r"|\bcould you\b|\bcan you\b|\bwould you\b|\bremember to\b|\bdon'?t forget\b",
     re.I,
 )
 _APPROVAL = re.compile(
@@ -129,28 +179,46 @@ _PLEASANTRY_WORDS = re.compile(
     re.I,
 )
 _FILLER = re.compile(r"[\s\W_]+")
+# The assistant saying what it is doing ("I'll go to Paris" is a plan, not narration).
 _NARRATION = re.compile(
-    r"^(我先|让我|正在|稍等|我来|我看看|我会|接下来)|正在|\blet me\b|\bi'?ll\b|\bi will\b"
-    r"|\bworking on\b|\bchecking\b|\blooking into\b",
+    r"^(我先|让我|稍等|我来|我看看)|正在|\blet me (check|see|look|try|think|verify|run|fix|find)\b"
+    r"|\bworking on (it|this|that)\b|\bchecking\b",
     re.I,
 )
 
 
 @dataclass
 class RuleScore:
-    """Rule-layer dimensions (0-10), the confidence and the rules that fired."""
+    """The deciding rule kind, the rule-layer dimensions (0-10) and the rules that fired."""
 
     information: float = 0.0
     operation: float = 0.0
     decision: float = 0.0
-    confidence: float = DEFAULT_CONFIDENCE
+    kind: RuleKind = DEFAULT
     rules: list[str] = field(default_factory=list)
     is_request: bool = False  # a user instruction: defines the task (seed "核心需求")
 
-    def fire(self, rule: str, confidence: float) -> None:
-        """Record a matched rule; the message's confidence is the highest of its rules."""
-        self.rules.append(rule)
-        self.confidence = max(self.confidence, confidence)
+    @property
+    def score(self) -> float:
+        """The seed-scale score of the strongest rule that fired (5.0 when none)."""
+        return self.kind.score
+
+    @property
+    def confidence(self) -> float:
+        """The deciding rule's confidence (the seed's 0.3 when none fired)."""
+        return self.kind.confidence
+
+    def fire(self, rule: str) -> None:
+        """Record a matched rule; the strongest kind (then the surest) decides."""
+        if rule not in self.rules:
+            self.rules.append(rule)
+        kind = KINDS[rule]
+        current = self.kind
+        if current is DEFAULT or (kind.score, kind.confidence) > (
+            current.score,
+            current.confidence,
+        ):
+            self.kind = kind
 
 
 def is_pleasantry(text: str) -> bool:
@@ -164,20 +232,31 @@ def is_noise(text: str) -> bool:
 
 
 def _operation(message: ChatMessage, text: str, score: RuleScore) -> None:
+    called = f"{message.name or ''} {text}"
     kinds = {
         name
-        for match in _TOOL_CALL.finditer(f"{message.name or ''} {text}")
+        for match in _TOOL_CALL.finditer(called)
         for name, value in match.groupdict().items()
         if value
     }
-    for kind, value, rule, confidence in _TOOL_KINDS:
+    if "modify" in kinds and _CREATE_TOOL.search(called):
+        kinds.add("create")
+    for kind, value, rule in _TOOL_KINDS:
         if kind in kinds or (kind == "other" and message.role == "tool"):
             score.operation = value
-            score.fire(rule, confidence)
+            score.fire(rule)
             break
-    if score.operation < 6.0 and _TEXT_OPERATION.search(text):
-        score.operation = 6.0
-        score.fire("operation_described", 0.75)
+    described = (
+        ("file_creation", _FILE_CREATION),
+        ("important_modification", _IMPORTANT_MODIFICATION),
+        ("exploration", _EXPLORATION),
+        ("operation_described", _TEXT_OPERATION),
+    )
+    for rule, pattern in described:
+        if pattern.search(text):
+            score.fire(rule)
+            if rule != "exploration":
+                score.operation = max(score.operation, 6.0)  # an operation told in words
 
 
 def _information(message: ChatMessage, text: str, score: RuleScore) -> None:
@@ -185,23 +264,23 @@ def _information(message: ChatMessage, text: str, score: RuleScore) -> None:
     paths = len(_PATH.findall(text))
     if paths:
         value += 4.0 + min(2.0, paths - 1.0)
-        score.fire("file_path", 0.85)
+        score.fire("file_path")
     if _CONFIG_KEY.search(text):
         value += 3.0
-        score.fire("config_key", 0.85)
+        score.fire("config_key")
     elif _CONFIG_WORD.search(text):
         value += 1.5
     if _CODE.search(text):
         value += 3.0
-        score.fire("code", 0.8)
+        score.fire("code")
     if _ERROR.search(text):
         value += 3.0
-        score.fire("error", 0.75)
+        score.fire("error")
     if message.role == "tool" and _TOOL_RESULT.search(text):
         value += 2.0  # the call came back with something to read
     if _OUTCOME.search(text):
         value += 2.0
-        score.fire("outcome", 0.75)
+        score.fire("outcome")
     if _NUMBER.search(text):
         value += 1.0
     if _TIME.search(text):
@@ -218,32 +297,34 @@ def _information(message: ChatMessage, text: str, score: RuleScore) -> None:
 def _decision(message: ChatMessage, text: str, score: RuleScore) -> None:
     if _DECISION.search(text):
         score.decision = 9.0
-        score.fire("decision", 0.85)
+        score.fire("decision")
     if message.role == "user" and _REQUEST.search(text):
         score.decision = max(score.decision, 7.0)
         score.is_request = True
-        score.fire("request", 0.9)
+        score.fire("request")
     elif _REQUEST.search(text):
         score.decision = max(score.decision, 4.0)  # a need someone found, not yet decided
-    if score.decision == 0.0 and message.role == "user" and _APPROVAL.search(text):
+    short = len(text) <= APPROVAL_MAX_CHARS  # a confirmation says little else
+    if score.decision == 0.0 and message.role == "user" and short and _APPROVAL.search(text):
         score.decision = 3.0  # approving what was proposed; the proposal holds the content
-        score.fire("approval", 0.8)
+        score.fire("approval")
 
 
 def rule_score(message: ChatMessage) -> RuleScore:
-    """Information, operation and decision of one message by rules, with confidence."""
+    """The rule kind of one message (its seed-scale score and confidence) and its
+    information, operation and decision dimensions."""
     text = message.content.strip()
     score = RuleScore()
     if is_noise(text):
-        score.fire("noise", 0.95)
+        score.fire("noise")
         return score
     if is_pleasantry(text):
-        score.fire("pleasantry", 0.99)
+        score.fire("pleasantry")
         return score
     _operation(message, text, score)
     _information(message, text, score)
     _decision(message, text, score)
     if _NARRATION.search(text) and not score.rules:
         score.information = max(0.0, score.information - 1.0)
-        score.fire("narration", 0.6)
+        score.fire("narration")
     return score

@@ -1,7 +1,10 @@
 """The five dimensions of a message's importance and their weights per task type.
 
-Seed 000 ("评分维度设计" and "动态权重调整"): total = Σ dimension × weight, every
-dimension and the total on the seed's 0-10 scale.
+Seed 000 ("评分维度设计" and "动态权重调整"): every dimension on the seed's 0-10 scale,
+weighted per task type. The four content dimensions make the message's dimension score
+(:func:`content_score`, their weighted mean); 时效性 is the seed's recency bonus
+(:func:`recency_bonus`, up to +1.0 as ``TimeDecayScorer`` gives with the default 5%
+weight), so recency is counted once, not in both places.
 """
 
 from __future__ import annotations
@@ -84,6 +87,19 @@ def resolve_task_type(task_type: str | None) -> TaskType:
     raise ValueError(f"unknown task_type {task_type!r}")
 
 
-def weighted_total(dimensions: dict[Dimension, float], weights: Weights) -> float:
-    """Σ dimension × weight, on the 0-10 scale, rounded for stable output."""
-    return round(sum(dimensions[d] * weights[d] for d in DIMENSIONS), 4)
+CONTENT: Final[tuple[Dimension, ...]] = DIMENSIONS[:4]
+# The recency weight at which the bonus reaches the seed's +1.0 (the default table's 5%).
+FULL_BONUS_WEIGHT: Final = 0.05
+
+
+def content_score(dimensions: dict[Dimension, float], weights: Weights) -> float:
+    """The weighted mean of relevance, information, operation and decision (0-10)."""
+    total = sum(weights[d] for d in CONTENT)
+    return round(sum(dimensions[d] * weights[d] for d in CONTENT) / total, 4)
+
+
+def recency_bonus(recency: float, weights: Weights) -> float:
+    """Seed ``TimeDecayScorer``: ``(i / (n − 1))²`` (``recency`` is it on 0-10), so the
+    newest message gets +1.0. Scaled by the task type's 时效性 weight against the default
+    5%: 代码重构 weighs it 2%, so its newest message gets +0.4."""
+    return round(recency / 10.0 * weights["recency"] / FULL_BONUS_WEIGHT, 4)

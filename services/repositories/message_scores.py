@@ -23,6 +23,7 @@ _UPDATED = (
     "confidence",
     "method",
     "reason",
+    "llm_score",
     "scored_at",
 )
 

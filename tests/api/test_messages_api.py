@@ -39,10 +39,16 @@ async def test_score_returns_dimensions_confidence_and_method(client: httpx.Asyn
         "decision",
         "recency",
     }
+    # rule score = the rule's seed score + (the dimensions' weighted mean − 5), plus the
+    # recency bonus (0 for the first message)
     weights = {"relevance": 0.35, "information": 0.25, "operation": 0.2, "decision": 0.15}
-    expected = sum(first["dimensions"][d] * w for d, w in weights.items())
-    expected += first["dimensions"]["recency"] * 0.05
-    assert first["score"] == pytest.approx(expected, abs=1e-3)
+    mean = sum(first["dimensions"][d] * w for d, w in weights.items()) / 0.95
+    assert first["rule_kind"] == "request"
+    assert first["rule_score"] == pytest.approx(9.0 + mean - 5.0, abs=1e-3)
+    assert first["recency_bonus"] == 0.0
+    assert first["score"] == first["rule_score"]
+    assert first["llm_score"] is None
+    assert scores[14]["recency_bonus"] == 1.0
     assert first["method"] == "rule"
     assert first["confidence"] == 0.9
     assert "request" in first["rules"]

@@ -1,8 +1,9 @@
 """A real chat-completions server on loopback (stdlib http.server in a thread).
 
-It answers every "[i] ROLE: …" line of the prompt with scores, in a shape chosen by the
-test: clean JSON, fenced with prose around it, cut off mid-array, malformed, slow, or an
-HTTP error. It records every request it received.
+It answers every "[i] ROLE: …" line of the prompt with the seed's ``{"index", "score",
+"reason"}`` (``score`` chosen by the test), in a shape chosen by the test: clean JSON,
+fenced with prose around it, cut off mid-array, the four content dimensions instead of a
+score, malformed, slow, or an HTTP error. It records every request it received.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class FakeLlm:
     """What the server answers and what it has been asked."""
 
     mode: str = "json"
+    score: float = 9.0
     delay: float = 0.0
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
@@ -37,17 +39,21 @@ class FakeLlm:
         return [int(i) for i in _LINE.findall(prompt)]
 
     def answer(self, prompt: str) -> tuple[int, str]:
-        items = [
-            {
-                "index": int(i),
-                "relevance": 9,
-                "information": 8,
-                "operation": 1,
-                "decision": 6,
-                "reason": "从 LLM",
-            }
+        items: list[dict[str, Any]] = [
+            {"index": int(i), "score": self.score, "reason": "从 LLM"}
             for i in _LINE.findall(prompt)
         ]
+        if self.mode == "dimensions":
+            items = [
+                {
+                    "index": it["index"],
+                    "relevance": 9,
+                    "information": 8,
+                    "operation": 1,
+                    "decision": 6,
+                }
+                for it in items
+            ]
         text = json.dumps(items, ensure_ascii=False)
         if self.mode == "fenced":
             text = f"<think>评分中</think>好的，结果如下：\n```json\n{text}\n```\n希望有帮助。"
@@ -55,8 +61,6 @@ class FakeLlm:
             text = text[: len(text) * 2 // 3]  # cut mid-array: only complete objects count
         elif self.mode == "malformed":
             text = "I cannot score these messages."
-        elif self.mode == "score_only":
-            text = json.dumps([{"index": it["index"], "score": 7.5} for it in items])
         if self.mode == "error":
             return 500, json.dumps({"error": "boom"})
         if self.mode == "no_choices":

@@ -10,6 +10,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
+from services.context.compress import smart_compress
 from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer, parse_answers
 from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
@@ -19,6 +20,7 @@ from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.services.context.llm_server import FakeLlm, serve
+from tests.services.context.seed_example import SEED_CONVERSATION, TASK
 
 # Confident by rules (tool call, pleasantry) and uncertain (plain narration).
 MESSAGES = [
@@ -62,13 +64,12 @@ async def test_only_uncertain_messages_go_to_the_llm_in_one_prompt(
     assert request["authorization"] == "Bearer k-123"
     assert request["model"] == "MiniMax-M2"
     llm_scored = scores[1]
-    assert llm_scored.dimensions["relevance"] == 9.0
+    assert llm_scored.llm_score == 9.0
     assert llm_scored.reason == "从 LLM"
-    assert llm_scored.confidence == 0.9
-    # total = the default weights over the LLM's dimensions and our recency
-    recency = llm_scored.dimensions["recency"]
+    assert llm_scored.confidence == 0.3  # the rule layer's, which decides the blend
+    # The LLM refines the share the rules are unsure of, then the recency bonus.
     assert llm_scored.total == pytest.approx(
-        9 * 0.35 + 8 * 0.25 + 1 * 0.2 + 6 * 0.15 + recency * 0.05, abs=1e-3
+        0.3 * llm_scored.rule_score + 0.7 * 9.0 + llm_scored.recency_bonus, abs=1e-3
     )
 
 
@@ -120,7 +121,7 @@ async def test_batches_split_large_conversations(analyzer: TextAnalyzer, llm: Fa
     ("mode", "methods"),
     [
         ("fenced", ["rule", "llm", "rule", "llm"]),
-        ("score_only", ["rule", "llm", "rule", "llm"]),
+        ("dimensions", ["rule", "llm", "rule", "llm"]),
         ("malformed", ["rule", "rule", "rule", "rule"]),
         ("error", ["rule", "rule", "rule", "rule"]),
         ("no_choices", ["rule", "rule", "rule", "rule"]),
@@ -142,8 +143,11 @@ async def test_answers_of_every_shape(
     if "llm" not in methods:
         assert [s.total for s in scores] == [s.total for s in rules_only]
         assert "using rules" in caplog.text or "rule scores" in caplog.text
-    if mode == "score_only":
-        assert scores[1].dimensions["decision"] == 7.5
+    if mode == "dimensions":
+        # Four dimensions instead of one score: their default-weighted mean.
+        assert scores[1].llm_score == pytest.approx(
+            (9 * 0.35 + 8 * 0.25 + 1 * 0.2 + 6 * 0.15) / 0.95, abs=1e-3
+        )
 
 
 async def test_slow_llm_times_out_to_rules(
@@ -198,7 +202,7 @@ def test_no_llm_configured_means_rules_only(analyzer: TextAnalyzer, settings: Se
 )
 def test_parse_answers(text: str, expected: dict[int, float]) -> None:
     answers = parse_answers(text, {0, 1})
-    assert {i: a.decision for i, a in answers.items()} == expected
+    assert {i: a.score for i, a in answers.items()} == expected
 
 
 async def test_persisted_llm_answers_survive_a_restart(
@@ -227,3 +231,51 @@ async def test_persisted_llm_answers_survive_a_restart(
             methods.append([s["method"] for s in resp.json()["scores"]])
     assert methods == [["rule", "llm", "rule", "llm"], ["rule", "cache", "rule", "cache"]]
     assert len(llm.requests) == 1
+
+
+async def test_the_prompt_is_the_seeds(analyzer: TextAnalyzer, llm: FakeLlm) -> None:
+    scorer = scorer_for(analyzer, llm)
+    long = ChatMessage("assistant", "甲" * 199 + "乙" + "丙" * 100)
+    task = scorer.task("重构认证系统", phase="Phase 2: JWT 迁移")
+    await scorer.score([long], task)
+    prompt = llm.requests[0]["messages"][0]["content"]
+    # Cut at 200 characters as the seed cuts them, not 300.
+    assert "[0] ASSISTANT: " + "甲" * 199 + "乙..." in prompt
+    assert "丙" not in prompt
+    # The task, the current phase, the rubric's five bands and the seed's answer format.
+    assert "## 任务上下文\n重构认证系统\n当前Phase: Phase 2: JWT 迁移" in prompt
+    for band in ("9-10分：核心关键信息", "7-8分：重要技术细节", "5-6分：一般性内容"):
+        assert band in prompt
+    assert "3-4分：低价值信息" in prompt
+    assert "0-2分：噪音/无关内容" in prompt
+    assert '{"index": 0, "score": 9.5, "reason": "用户核心需求定义"}' in prompt
+    assert llm.requests[0]["temperature"] == 0.3  # the seed's: low for stable scores
+
+
+async def test_a_phase_is_another_question(analyzer: TextAnalyzer, llm: FakeLlm) -> None:
+    scorer = scorer_for(analyzer, llm)
+    message = [ChatMessage("assistant", "The numbers moved around overnight")]
+    await scorer.score(message, scorer.task("retry logic", phase="one"))
+    assert [
+        s.method for s in await scorer.score(message, scorer.task("retry logic", phase="one"))
+    ] == ["cache"]
+    await scorer.score(message, scorer.task("retry logic", phase="two"))
+    assert len(llm.requests) == 2
+
+
+async def test_an_llm_rating_filler_9_cannot_push_out_the_core_request(
+    analyzer: TextAnalyzer, llm: FakeLlm
+) -> None:
+    # The audit: an LLM that rates every uncertain message 9 (the seed's own filler,
+    # 「好的，我先了解现有代码...」, 「发现还需要修改config...」, 「测试一下能不能用」) outranked
+    # the user's request, and compressing the seed's example dropped message 0.
+    for rating in (9.0, 10.0):
+        llm.score = rating
+        scorer = scorer_for(analyzer, llm)
+        scores = await scorer.score(SEED_CONVERSATION, scorer.task(TASK))
+        asked = {s.index for s in scores if s.method == "llm"}
+        assert {1, 8, 11} <= asked
+        assert 0 not in asked  # the rules are sure of the request
+        assert all(scores[0].total > scores[i].total for i in asked)
+        kept = smart_compress(SEED_CONVERSATION, scores, target_count=8, preserve_recent=3).kept
+        assert 0 in kept

@@ -22,6 +22,99 @@ def test_pleasantries(text: str) -> None:
     assert (score.information, score.operation, score.decision) == (0.0, 0.0, 0.0)
 
 
+# Seed 000's RuleBasedScorer.RULE_PATTERNS, every pattern, in its Chinese and in English:
+# (role, text, rule, the seed's category, score, confidence).
+SEED_RULES = [
+    # 核心需求: 帮我, 请, 需要, 要求 — from the user only.
+    ("user", "帮我重构认证系统", "request", "核心需求", 9.0, 0.9),
+    ("user", "请把日志级别调成 DEBUG", "request", "核心需求", 9.0, 0.9),
+    ("user", "这里需要支持 JWT", "request", "核心需求", 9.0, 0.9),
+    ("user", "要求兼容 Python 3.11", "request", "核心需求", 9.0, 0.9),
+    ("user", "Please add rate limiting to the login endpoint", "request", "核心需求", 9.0, 0.9),
+    ("user", "Can you help me refactor the session code?", "request", "核心需求", 9.0, 0.9),
+    # 文件创建: 创建.*文件, write_file, 新建.
+    ("assistant", "创建config.yaml文件", "file_creation", "文件创建", 8.5, 0.95),
+    ("tool", "write_file(src/app.py)", "file_creation", "文件创建", 8.5, 0.95),
+    ("assistant", "新建一个目录", "file_creation", "文件创建", 8.5, 0.95),
+    (
+        "assistant",
+        "I created a new file for the retry settings",
+        "file_creation",
+        "文件创建",
+        8.5,
+        0.95,
+    ),
+    # 重要修改: 修改.*配置, edit_file.*config, 更新.*py.
+    ("assistant", "修改了config.yaml的配置", "important_modification", "重要修改", 8.0, 0.85),
+    ("tool", "edit_file(config.py)", "important_modification", "重要修改", 8.0, 0.85),
+    ("assistant", "更新了main.py", "important_modification", "重要修改", 8.0, 0.85),
+    (
+        "assistant",
+        "I updated main.py to read the port",
+        "important_modification",
+        "重要修改",
+        8.0,
+        0.85,
+    ),
+    (
+        "assistant",
+        "Changed the config so the cache uses Redis",
+        "important_modification",
+        "重要修改",
+        8.0,
+        0.85,
+    ),
+    # 探索操作: 查看, read_file, list_files.
+    ("assistant", "查看日志", "exploration", "探索操作", 6.0, 0.8),
+    ("tool", "read_file(notes)", "exploration", "探索操作", 6.0, 0.8),
+    ("tool", "list_files(src)", "exploration", "探索操作", 6.0, 0.8),
+    ("assistant", "I looked at the logs from last night", "exploration", "探索操作", 6.0, 0.8),
+    # 寒暄: ^好的$, ^谢谢$, ^明白$, ^收到$.
+    ("user", "好的", "pleasantry", "寒暄", 1.0, 0.99),
+    ("user", "谢谢", "pleasantry", "寒暄", 1.0, 0.99),
+    ("assistant", "明白", "pleasantry", "寒暄", 1.0, 0.99),
+    ("assistant", "收到", "pleasantry", "寒暄", 1.0, 0.99),
+    ("user", "Thanks!", "pleasantry", "寒暄", 1.0, 0.99),
+    ("assistant", "Got it.", "pleasantry", "寒暄", 1.0, 0.99),
+    # 纯噪音: ^...$, ^。。。$.
+    ("assistant", "...", "noise", "纯噪音", 0.5, 0.95),
+    ("assistant", "。。。", "noise", "纯噪音", 0.5, 0.95),
+    # No rule: the seed's default, 5.0 at confidence 0.3.
+    ("assistant", "天空是一种奇怪的颜色", "default", "无匹配", 5.0, 0.3),
+    ("assistant", "The sky was a strange colour", "default", "无匹配", 5.0, 0.3),
+]
+
+
+@pytest.mark.parametrize(("role", "text", "rule", "category", "score", "confidence"), SEED_RULES)
+def test_every_seed_rule_with_its_score_and_confidence(
+    role: str, text: str, rule: str, category: str, score: float, confidence: float
+) -> None:
+    found = rule_score(ChatMessage(role, text))
+    assert found.kind.name == rule
+    assert found.kind.category == category
+    assert (found.score, found.confidence) == (score, confidence)
+
+
+def test_a_request_is_the_users() -> None:
+    # The seed's 核心需求 has ``"role": "user"``: the assistant saying 请 requests nothing.
+    assert rule_score(ChatMessage("assistant", "请稍等，我来处理")).kind.name != "request"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to help people like me",  # about the person, not an instruction
+        "I went to a pottery class yesterday",  # "class" is not code
+        "My grandma passed away last week",  # no test passed
+        "Who's your favorite team/player?",  # not a path
+        "[image: a photo of a beach]",  # not a key: value setting
+        "I'll go to Paris next month",  # a plan, not narration
+    ],
+)
+def test_everyday_english_is_not_mistaken_for_a_rule(text: str) -> None:
+    assert rule_score(ChatMessage("user", text)).kind.name == "default"
+
+
 @pytest.mark.parametrize("text", ["...", "。。。", "  ", "--"])
 def test_noise(text: str) -> None:
     assert is_noise(text)
@@ -31,11 +124,12 @@ def test_noise(text: str) -> None:
 @pytest.mark.parametrize(
     ("role", "text", "rule", "operation"),
     [
-        ("tool", "write_file(src/app.py)", "file_change", 10.0),
-        ("assistant", "Calling edit_file on settings.toml", "file_change", 10.0),
+        ("tool", "write_file(src/app.py)", "file_creation", 10.0),
+        ("assistant", "Calling edit_file on settings.toml", "important_modification", 10.0),
+        ("tool", "delete_file(old/legacy.py)", "important_modification", 10.0),
         ("tool", 'run_terminal("npm test")', "command_run", 8.0),
-        ("tool", "read_file(README.md) -> contents", "file_read", 5.0),
-        ("tool", "list_files(src)", "search", 4.0),
+        ("tool", "read_file(README.md) -> contents", "exploration", 5.0),
+        ("tool", "list_files(src)", "exploration", 4.0),
         ("tool", "42 rows", "tool_output", 3.0),
         (
             "assistant",
@@ -43,7 +137,8 @@ def test_noise(text: str) -> None:
             "operation_described",
             6.0,
         ),
-        ("assistant", "已经修改了配置文件里的端口", "operation_described", 6.0),
+        ("assistant", "已经修改了配置文件里的端口", "important_modification", 6.0),
+        ("assistant", "部署了新的脚本到服务器", "operation_described", 6.0),
     ],
 )
 def test_operations(role: str, text: str, rule: str, operation: float) -> None:
