@@ -1,4 +1,5 @@
-"""The LLM answers already paid for, keyed by message and task (seed 000 "缓存优化")."""
+"""The LLM answers already paid for, keyed by what the prompt shows of a message (role,
+name, content hash) and the task, never by the caller's message id (seed 000 "缓存优化")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,14 @@
 """The rolling summary written by the optional LLM (seed 003 §2-§3).
 
-One prompt carries the previous summary and the messages to fold in and asks for a JSON
-object: a list of short bullets per heading and the memory cards worth keeping. Anything
-unusable (no JSON object, wrong shapes) raises :class:`LlmUnavailable`, like a timeout, and
-the caller falls back to the extractive summary.
+A prompt carries the previous summary and messages to fold in and asks for a JSON object:
+a list of short bullets per heading and the memory cards worth keeping. A long history is
+summarised in chunks (seed 003 §6: "超长对话会分块多次调用"): each chunk of at most
+``MAX_PROMPT_MESSAGES`` messages and ``MAX_PROMPT_CHARS`` characters is folded into the
+summary the previous chunk produced, oldest first, so every folded message is read. (One
+prompt of the newest 200 used to fold the older ones in unread: of 300 messages, 0-95
+never reached the LLM.) Anything unusable (no JSON object, wrong shapes) in any chunk
+raises :class:`LlmUnavailable`, like a timeout, and the caller falls back to the
+extractive summary.
 """
 
 from __future__ import annotations
@@ -20,20 +25,36 @@ from services.context.summary import HEADINGS, MAX_BULLET_CHARS, Candidate, Summ
 
 PREVIEW_CHARS: Final = 500
 MAX_PROMPT_MESSAGES: Final = 200
+MAX_PROMPT_CHARS: Final = 40_000  # of message text per prompt (200 × PREVIEW_CHARS is 100k)
 ANSWER_TOKENS: Final = 1500
 # LLM bullets rank by their place in the answer; they all outrank nothing else.
 LLM_BULLET_SCORE: Final = 10.0
 _OBJECT = re.compile(r"\{.*\}", re.S)
 
 
-def build_prompt(messages: Sequence[tuple[int, ChatMessage]], previous: Summary | None) -> str:
-    """The summarising prompt (headings and card types are the seed's)."""
-    lines = []
-    for index, message in list(messages)[-MAX_PROMPT_MESSAGES:]:
-        content = " ".join(message.content.split())
-        if len(content) > PREVIEW_CHARS:
-            content = content[:PREVIEW_CHARS] + "..."
-        lines.append(f"[{index}] {message.role.upper()}: {content}")
+def _line(index: int, message: ChatMessage) -> str:
+    content = " ".join(message.content.split())
+    if len(content) > PREVIEW_CHARS:
+        content = content[:PREVIEW_CHARS] + "..."
+    return f"[{index}] {message.role.upper()}: {content}"
+
+
+def chunks(messages: Sequence[tuple[int, ChatMessage]]) -> list[list[str]]:
+    """The prompt lines of every message, in order, cut into prompts' worth."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for index, message in messages:
+        line = _line(index, message)
+        if out[-1] and (len(out[-1]) >= MAX_PROMPT_MESSAGES or size + len(line) > MAX_PROMPT_CHARS):
+            out.append([])
+            size = 0
+        out[-1].append(line)
+        size += len(line)
+    return [chunk for chunk in out if chunk]
+
+
+def build_prompt(lines: Sequence[str], previous: Summary | None) -> str:
+    """The summarising prompt for one chunk (headings and card types are the seed's)."""
     before = previous.render() if previous is not None else "(none)"
     shape = json.dumps(
         {
@@ -106,6 +127,23 @@ async def llm_summary(
     messages: Sequence[tuple[int, ChatMessage]],
     previous: Summary | None,
 ) -> tuple[list[Candidate], list[Card]]:
-    """Ask the LLM; raises :class:`LlmUnavailable` on any failure."""
-    answer = await client.complete(build_prompt(messages, previous), max_tokens=ANSWER_TOKENS)
-    return parse_answer(answer)
+    """Ask the LLM, a chunk at a time; raises :class:`LlmUnavailable` on any failure.
+
+    The bullets are the last chunk's answer (each answer merges the summary so far with
+    its chunk); cards are collected from every chunk, once per content."""
+    found: list[Candidate] = []
+    cards: dict[str, Card] = {}
+    for lines in chunks(messages) or [[]]:
+        answer = await client.complete(build_prompt(lines, previous), max_tokens=ANSWER_TOKENS)
+        found, new_cards = parse_answer(answer)
+        for card in new_cards:
+            cards.setdefault(card.content, card)
+        previous = _as_summary(found)
+    return found, list(cards.values())[:MAX_CARDS]
+
+
+def _as_summary(found: Sequence[Candidate]) -> Summary:
+    summary = Summary()
+    for candidate in found:
+        summary.sections[candidate.heading].append(candidate.text)
+    return summary

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -273,3 +274,26 @@ async def test_llm_failure_falls_back_to_extractive(
     late = await assembler(analyzer, slow).assemble(conversation(40), [5.0] * 81, [], 1500, OPTIONS)
     assert late.summary is not None
     assert late.summary.method == "extractive"
+
+
+async def test_the_llm_reads_every_message_it_folds_in(
+    analyzer: TextAnalyzer, summary_llm: SummaryLlm
+) -> None:
+    # The audit: 300 messages at a budget of 3,000 tokens, and only messages 96-295 ever
+    # reached the LLM; the older ones were folded into the summary unread.
+    client = ChatCompletionsClient(summary_llm.base_url, "m", timeout=5)
+    messages = conversation(150)[:-1]  # 1 system message + 300 turns
+    result = await assembler(analyzer, client).assemble(
+        messages, [5.0] * len(messages), [], 3000, OPTIONS
+    )
+    assert result.summary is not None
+    assert result.summary.method == "llm"
+    read = [
+        [int(i) for i in re.findall(r"^\[(\d+)\] ", r["messages"][0]["content"], re.M)]
+        for r in summary_llm.requests
+    ]
+    assert len(read) >= 2  # in chunks, oldest first
+    assert [i for chunk in read for i in chunk] == result.summary.summarized
+    assert result.summary.summarized[0] == 1
+    # Each chunk after the first folds into the summary the one before wrote.
+    assert "把缓存迁移到 Redis" in summary_llm.requests[1]["messages"][0]["content"]
