@@ -12,6 +12,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.context_service import ContextService
+from services.context.knowledge import Recalled
+from services.context.knowledge_cache import KnowledgeCache
 from services.context.llm_client import ChatCompletionsClient
 from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
 from services.context.message_scoring_service import MessageScoringService
@@ -42,12 +44,17 @@ class AppState:
     # Optional providers (off by default): built once, the local model loads once.
     embeddings: Embeddings | None = field(init=False)
     reranker: HttpReranker | None = field(init=False)
+    # What context requests recalled, per normalised query and the user's write version.
+    knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
         self.llm = ChatCompletionsClient.from_settings(self.settings)
         self.embeddings = build_embeddings(self.settings)
         self.reranker = HttpReranker.from_settings(self.settings)
+        self.knowledge_cache = KnowledgeCache(
+            self.settings.context_cache_ttl_seconds, self.settings.context_cache_size
+        )
 
 
 async def get_state(request: Request) -> AppState:
@@ -124,6 +131,7 @@ async def get_context_service(state: StateDep, session: SessionDep) -> ContextSe
         state.llm,
         recall=get_recall_service(state, session),
         memories=await get_memory_service(state, session),
+        cache=state.knowledge_cache,
     )
 
 

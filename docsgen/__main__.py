@@ -32,7 +32,8 @@ async def fresh_service(url: str) -> AsyncIterator[httpx.AsyncClient]:
     )
     app = create_app(settings, clock=walkthrough.frozen_clock())
     async with (
-        LifespanManager(app),
+        # No startup deadline: loading jieba's dictionaries takes seconds on a busy machine.
+        LifespanManager(app, startup_timeout=None),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://docs") as c,
     ):
         yield c

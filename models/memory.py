@@ -104,5 +104,8 @@ class MemoryUser(Base):
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     memory_count: Mapped[int] = mapped_column(BigInteger, default=0)
     total_doc_length: Mapped[int] = mapped_column(BigInteger, default=0)
+    # + 1 by every write of the user's memories, in its transaction (MemoryRepository.
+    # lock_user): a cache keyed by it is never read after a write, in any process.
+    write_version: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]

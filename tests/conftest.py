@@ -111,7 +111,9 @@ async def client(
     """The real app over ASGI, lifespan included, on the test's database."""
     app = create_app(settings, db=db, clock=clock)
     async with (
-        LifespanManager(app),
+        # No startup deadline (asgi-lifespan's is 5 s): the first app of a test process
+        # loads jieba's dictionaries, which takes longer than that on a loaded machine.
+        LifespanManager(app, startup_timeout=None),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
     ):
         yield http

@@ -13,8 +13,10 @@ from api.schemas.context import (
     DroppedMemoryOut,
     DroppedMessageOut,
     InjectedMemoryOut,
+    MemorySummaryOut,
     SectionUsageOut,
     SummaryOut,
+    WindowOut,
 )
 from services.context.context_service import ContextRequest
 from services.context.messages import ChatMessage
@@ -24,10 +26,12 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["context"])
 
 def _message_out(message: ChatMessage) -> dict[str, object]:
     out: dict[str, object] = {"role": message.role, "content": message.content}
-    for key in ("name", "id", "timestamp"):
+    for key in ("name", "id", "timestamp", "phase"):
         value = getattr(message, key)
         if value is not None:
             out[key] = value
+    if message.topic_change:
+        out["topic_change"] = True
     return out
 
 
@@ -39,10 +43,7 @@ async def assemble_context(
     summary (if the history needed one), the kept history, and a ``memory_context`` block of
     the user's relevant memories just before the last user message."""
     request = ContextRequest(
-        messages=[
-            ChatMessage(m.role, m.content, name=m.name, id=m.id, timestamp=m.timestamp)
-            for m in body.messages
-        ],
+        messages=[m.to_chat() for m in body.messages],
         budget_tokens=body.budget_tokens,
         query=body.query,
         task_context=body.task_context,
@@ -50,6 +51,11 @@ async def assemble_context(
         preserve_recent=body.preserve_recent,
         extract_cards=body.extract_cards,
         conversation_id=body.conversation_id,
+        enable_memory_injection=body.enable_memory_injection,
+        memory_top_k=body.memory_top_k,
+        memory_max_tokens=body.memory_max_tokens,
+        cursor=body.cursor,
+        summarize_memories=body.summarize_memories,
     )
     result = await service.assemble(user_id, request)
     summary = result.summary
@@ -64,6 +70,7 @@ async def assemble_context(
                 importance=m.importance,
                 tokens=m.tokens,
                 level=m.level,
+                summarized=m.summarized,
             )
             for m in result.memories
         ],
@@ -96,4 +103,21 @@ async def assemble_context(
         budget_tokens=result.budget_tokens,
         total_tokens=result.total_tokens,
         compression_rate=result.compression_rate,
+        window=(
+            None
+            if result.trigger is None
+            else WindowOut(trigger=result.trigger, start=result.window_start)
+        ),
+        profile_memories=result.profile_ids,
+        memory_summary=(
+            None
+            if result.memory_summary is None
+            else MemorySummaryOut(
+                method=result.memory_summary.method,
+                text=result.memory_summary.text,
+                memory_ids=list(result.memory_summary.memory_ids),
+            )
+        ),
+        next_cursor=result.next_cursor,
+        cache=result.cache,
     )

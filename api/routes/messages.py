@@ -15,7 +15,6 @@ from api.schemas.messages import (
     ScoresOut,
 )
 from services.context.message_scoring_service import Conversation
-from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
 
 router = APIRouter(prefix="/v1/messages", tags=["messages"])
@@ -23,10 +22,7 @@ router = APIRouter(prefix="/v1/messages", tags=["messages"])
 
 def _conversation(body: ScoreMessagesIn) -> Conversation:
     return Conversation(
-        messages=[
-            ChatMessage(m.role, m.content, name=m.name, id=m.id, timestamp=m.timestamp)
-            for m in body.messages
-        ],
+        messages=[m.to_chat() for m in body.messages],
         task_context=body.task_context,
         task_type=body.task_type,
         conversation_id=body.conversation_id,
@@ -79,7 +75,10 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
             "(preserve_recent) are always kept"
         )
     return CompressOut(
-        messages=[body.messages[i].model_dump(exclude_none=True) for i in result.kept],
+        messages=[
+            body.messages[i].model_dump(exclude_none=True, exclude_defaults=True)
+            for i in result.kept
+        ],
         kept=result.kept,
         dropped=[DroppedOut(index=i, score=scores[i].total) for i in result.dropped],
         compression_rate=result.compression_rate,

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.schemas.messages import ChatMessageIn, ConversationId
 from services.context.messages import MAX_MESSAGES
+from services.core.validation import MAX_TOP_K
 
 Level = Literal["none", "light", "medium", "heavy", "extreme"]
 
@@ -33,6 +34,25 @@ class ContextIn(BaseModel):
     conversation_id: ConversationId | None = Field(
         default=None, description="the memory cards' source"
     )
+    enable_memory_injection: bool | None = Field(
+        default=None, description="inject the user's memories (CONTEXT_MEMORY_INJECTION)"
+    )
+    memory_top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] | None = Field(
+        default=None, description="memories recalled for the block (CONTEXT_MEMORY_TOP_K)"
+    )
+    memory_max_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = Field(
+        default=None, description="most tokens of the memory block (CONTEXT_MEMORY_MAX_TOKENS)"
+    )
+    cursor: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None,
+        description="next_cursor of an earlier answer for the same query: recall "
+        "memory_top_k more memories",
+    )
+    summarize_memories: bool | None = Field(
+        default=None,
+        description="the memory block as a 200-character summary of the recalled memories "
+        "(true) or their lines (false); default CONTEXT_MEMORY_SUMMARY",
+    )
 
 
 class InjectedMemoryOut(BaseModel):
@@ -45,6 +65,7 @@ class InjectedMemoryOut(BaseModel):
     importance: float
     tokens: int
     level: Level
+    summarized: bool = Field(description="in the block's summary rather than a line of its own")
 
 
 class DroppedMessageOut(BaseModel):
@@ -78,6 +99,24 @@ class SummaryOut(BaseModel):
     cards: list[dict[str, Any]]
 
 
+class WindowOut(BaseModel):
+    """Why the history was summarised this time, and where the current window starts."""
+
+    trigger: Literal["instruction", "marked", "budget", "headroom"] = Field(
+        description="a user's request for a new topic, a message marked topic_change, the "
+        "history over its budget share, or too little headroom left"
+    )
+    start: int | None = Field(description="the message that started a new topic, if one did")
+
+
+class MemorySummaryOut(BaseModel):
+    """The recalled memories as one summary of at most 200 characters (seed 004)."""
+
+    method: Literal["llm", "extractive"]
+    text: str
+    memory_ids: list[int]
+
+
 class CardOut(BaseModel):
     """A memory card saved (or merged into an existing memory)."""
 
@@ -102,3 +141,14 @@ class ContextOut(BaseModel):
     budget_tokens: int
     total_tokens: int
     compression_rate: float
+    window: WindowOut | None = Field(description="set when the history was summarised")
+    profile_memories: list[int] = Field(
+        description="memories in the user_profile block (key user information) sent with a summary"
+    )
+    memory_summary: MemorySummaryOut | None
+    next_cursor: str | None = Field(
+        description="pass back as cursor (same query) to recall more memories; null: no more"
+    )
+    cache: Literal["hit", "miss", "off", ""] = Field(
+        description='whether the knowledge cache answered the recall ("": nothing recalled)'
+    )

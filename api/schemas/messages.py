@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES
+from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
 from services.core.validation import USER_ID_PATTERN
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
@@ -26,6 +26,25 @@ class ChatMessageIn(_Strict):
     name: Annotated[str, Field(max_length=128)] | None = None
     id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     timestamp: float | None = Field(default=None, allow_inf_nan=False)
+    topic_change: bool = Field(
+        default=False,
+        description="this message starts a new topic: the window before it is summarised (context)",
+    )
+    phase: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+        default=None, description="the phase of work the message belongs to (compress)"
+    )
+
+    def to_chat(self) -> ChatMessage:
+        """The service's message."""
+        return ChatMessage(
+            self.role,
+            self.content,
+            name=self.name,
+            id=self.id,
+            timestamp=self.timestamp,
+            topic_change=self.topic_change,
+            phase=self.phase,
+        )
 
 
 class ScoreMessagesIn(_Strict):

@@ -2,25 +2,26 @@
 
 Seed 001 §1-§4 and seed 003, in this order:
 
-1. **Sort the input.** Earlier ``memory_context`` blocks (by name) are removed (seed 003
-   §5: a new one replaces them); earlier ``context_summary`` messages are recognised and
-   folded into the next summary; system messages are kept verbatim; the rest is history.
+1. **Sort the input.** Earlier ``memory_context`` and ``user_profile`` blocks (by name)
+   are removed (seed 003 §5: a new one replaces them); earlier ``context_summary``
+   messages are recognised and folded into the next summary; system messages are kept
+   verbatim; the rest is history.
 2. **Budget** (:class:`ContextBudgetManager`, seed 001 §2): history 30%, memories 50%,
    system 15%, reserve 5%. System messages are never cut: when they need more than their
    share the reserve, then memories, then history give way; the system
    messages and the last user message must fit the budget together, else InvalidInput.
-3. **Private memories first** (seed 001 §1): the recalled memories fill the memory section
-   as one ``memory_context`` block titled ``## Relevant Memories``, compressed by level
-   (:mod:`.levels`) when they do not all fit. Unused system and memory budget then flows to
-   the history (re-allocation within the total; the reserve stays unused).
-4. **History.** If it fits under ``CONTEXT_SUMMARY_THRESHOLD`` (80%) of its budget it is
-   kept as it is. Otherwise (seed 003 §1) the ``preserve_recent`` newest messages and the
-   last user message are kept verbatim, older messages are fitted by level into
-   ``RETAINED_RATIO`` of the budget (important ones intact, the rest shortened, the least
-   important dropped), and the dropped ones become the rolling summary, whose budget is at
-   most ``CONTEXT_SUMMARY_MAX_TOKENS`` and 30% of the history budget (seed 001 §4.2).
-5. **Order.** System messages, the summary, the kept history in its order; the memory block
-   just before the last user message, so the prompt still ends with the user (seed 003 §5).
+3. **Private memories first** (seed 001 §1): the recalled memories fill the memory section,
+   at most ``memory_max_tokens`` (seed 003: 800), as one ``memory_context`` block titled
+   ``## Relevant Memories``, compressed by level (:mod:`.levels`) when they do not all
+   fit. Unused system and memory budget then flows to the history (re-allocation within
+   the total; the reserve stays unused).
+4. **History** (:mod:`.history`): the sliding window, the rolling summary when the window
+   passes ``CONTEXT_SUMMARY_THRESHOLD`` of its budget or the context would leave too
+   little headroom (:mod:`.window`), and the key user information that goes with a
+   summary (seed 001 §4.2).
+5. **Order.** System messages, the summary, the key user information, the kept history in
+   its order; the memory block just before the last user message, so the prompt still
+   ends with the user (seed 003 §5).
 
 The result never exceeds the budget by the estimator's count: every section is filled only
 within its allocation, and the allocations never add up to more than the total.
@@ -28,37 +29,34 @@ within its allocation, and the allocations never add up to more than the total.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
 from services.context.budget import ContextBudgetManager, Section, SectionUsage
-from services.context.cards import Card, cards_from_candidates
-from services.context.levels import Item, Level, LevelCompressor
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
-from services.context.messages import ChatMessage
-from services.context.summary import (
-    Summary,
-    candidates,
-    fit_summary,
-    is_summary_message,
-    parse_summary,
+from services.context.history import (
+    HistoryInput,
+    HistoryLimits,
+    HistoryPlan,
+    HistoryPlanner,
+    SummaryOutcome,
 )
-from services.context.summary_llm import llm_summary
+from services.context.knowledge_cache import CacheState
+from services.context.levels import Item, Level, LevelCompressor
+from services.context.llm_client import ChatCompletionsClient
+from services.context.memory_summary import MemorySummary
+from services.context.messages import ChatMessage
+from services.context.profile import ProfileFact, ProfileLoader, is_profile_message
+from services.context.summary import is_summary_message
 from services.context.tokens import TokenEstimator
+from services.context.window import Trigger, headroom_needed, window_start
 from services.core.errors import InvalidInput
 
-log = logging.getLogger(__name__)
+__all__ = ["SummaryOutcome"]
 
 MEMORY_BLOCK_NAME: Final = "memory_context"
 MEMORY_BLOCK_TITLE: Final = "## Relevant Memories"
-# After a summary the history is brought down to this share of its budget, so the next
-# turns do not summarise again at once (seed 003 §6 retained_ratio 0.6).
-RETAINED_RATIO: Final = 0.6
-# The summary's share of the history budget (seed 001 §4.2: 0.3 × the history allocation).
-SUMMARY_SHARE: Final = 0.3
 
 
 @dataclass(frozen=True)
@@ -84,6 +82,7 @@ class InjectedMemory:
     importance: float
     tokens: int
     level: Level
+    summarized: bool = False  # in the block's summary, not a line of its own
 
 
 @dataclass(frozen=True)
@@ -92,17 +91,6 @@ class Dropped:
 
     key: int
     score: float
-
-
-@dataclass(frozen=True)
-class SummaryOutcome:
-    """The rolling summary written this time."""
-
-    message: ChatMessage
-    method: str  # "llm" or "extractive"
-    summarized: list[int]  # message indexes folded in
-    previous_folded: bool
-    cards: list[Card]
 
 
 @dataclass
@@ -124,6 +112,15 @@ class AssembledContext:
     history_tokens: int
     query: str = ""
     cards_saved: list[tuple[int, bool]] = field(default_factory=list)
+    # Why the history was summarised (None: it was not) and where the window starts.
+    trigger: Trigger | None = None
+    window_start: int | None = None
+    profile_ids: list[int] = field(default_factory=list)  # memories in the user_profile block
+    memory_summary: MemorySummary | None = None  # the block is this summary (seed 004)
+    # Set by the service (services/context/knowledge.py): more memories, and whether the
+    # knowledge cache answered ("hit", "miss", "off"; "" when nothing was recalled).
+    next_cursor: str | None = None
+    cache: CacheState = ""
 
     @property
     def compression_rate(self) -> float:
@@ -142,6 +139,9 @@ class AssemblyOptions:
     preserve_importance: float
     summary_threshold: float
     summary_max_tokens: int
+    memory_max_tokens: int | None = None  # the memory block's cap (None: its share only)
+    headroom_share: float = 0.0  # seed 003: summarise when less than this share is left
+    headroom_tokens: int = 0  # … or fewer tokens than this
 
 
 def memory_line(memory: MemoryCandidate, text: str | None = None) -> str:
@@ -177,7 +177,7 @@ class ContextAssembler:
         self.estimator = estimator
         self.compressor = compressor
         self.keywords = keywords
-        self.llm = llm
+        self.history = HistoryPlanner(estimator, compressor, keywords, llm)
 
     async def assemble(
         self,
@@ -186,11 +186,19 @@ class ContextAssembler:
         memories: Sequence[MemoryCandidate],
         budget_tokens: int,
         options: AssemblyOptions,
+        profile: ProfileLoader | None = None,
+        memory_summary: MemorySummary | None = None,
     ) -> AssembledContext:
-        """See the module docstring. ``scores[i]`` (0-10) scores ``messages[i]``."""
+        """See the module docstring. ``scores[i]`` (0-10) scores ``messages[i]``;
+        ``profile`` gives the key user information, read only when a summary is written;
+        ``memory_summary`` replaces the memories' lines when it fits (seed 004)."""
         est = self.estimator
         costs = [est.message(m) for m in messages]
-        removed = [i for i, m in enumerate(messages) if m.name == MEMORY_BLOCK_NAME]
+        removed = [
+            i
+            for i, m in enumerate(messages)
+            if m.name == MEMORY_BLOCK_NAME or is_profile_message(m)
+        ]
         summaries = [
             i for i, m in enumerate(messages) if i not in removed and is_summary_message(m)
         ]
@@ -222,15 +230,47 @@ class ContextAssembler:
         if last_user is not None:
             _ensure(budget, "history", costs[last_user], ("reserve", "memories"))
 
-        injected, dropped_memories, memory_level, block = self._memories(
-            memories, budget.free("memories"), options
-        )
+        memory_room = budget.free("memories")
+        if options.memory_max_tokens is not None:
+            memory_room = min(memory_room, options.memory_max_tokens)
+        summarized = self._summary_block(memories, memory_summary, memory_room)
+        block: ChatMessage | None
+        if summarized is not None:
+            injected, block = summarized
+            dropped_memories: list[Dropped] = []
+            memory_level: Level = "none"
+        else:
+            memory_summary = None
+            injected, dropped_memories, memory_level, block = self._memories(
+                memories, memory_room, options
+            )
         if block is not None:
             budget.add("memories", est.message(block))
         budget.move("memories", "history")
 
-        plan = await self._history(
-            messages, scores, costs, history, summaries, last_user, budget.free("history"), options
+        history_tokens = sum(costs[i] for i in history) + sum(costs[i] for i in summaries)
+        left = budget_tokens - system_tokens - budget.used("memories") - history_tokens
+        limits = HistoryLimits(
+            free=budget.free("history"),
+            preserve_recent=options.preserve_recent,
+            preserve_importance=options.preserve_importance,
+            summary_threshold=options.summary_threshold,
+            summary_max_tokens=options.summary_max_tokens,
+            short_of_headroom=left
+            < headroom_needed(budget_tokens, options.headroom_share, options.headroom_tokens),
+        )
+        injected_ids = {m.id for m in injected}
+
+        async def facts() -> Sequence[ProfileFact]:
+            # A fact already in the memory block is not said twice.
+            found = await profile() if profile is not None else ()
+            return [f for f in found if f.memory_id not in injected_ids]
+
+        plan = await self.history.plan(
+            HistoryInput(messages, scores, costs, history, summaries, last_user),
+            limits,
+            window_start(messages, history),
+            facts,
         )
         budget.add("history", plan.tokens)
 
@@ -250,7 +290,27 @@ class ContextAssembler:
             total_tokens=est.messages(ordered),
             original_history_tokens=original_history,
             history_tokens=plan.tokens,
+            trigger=plan.trigger,
+            window_start=plan.window_start,
+            profile_ids=plan.profile_ids,
+            memory_summary=memory_summary,
         )
+
+    def _summary_block(
+        self, memories: Sequence[MemoryCandidate], summary: MemorySummary | None, free: int
+    ) -> tuple[list[InjectedMemory], ChatMessage] | None:
+        """The memory block as the memories' summary, if there is one and it fits."""
+        if summary is None or not summary.text:
+            return None
+        block = memory_block([summary.text])
+        if self.estimator.message(block) > free:
+            return None
+        used = set(summary.memory_ids)
+        return [
+            InjectedMemory(m.id, m.content, m.memory_type, m.score, m.importance, 0, "none", True)
+            for m in memories
+            if m.id in used
+        ], block
 
     def _memories(
         self, memories: Sequence[MemoryCandidate], free: int, options: AssemblyOptions
@@ -262,12 +322,22 @@ class ContextAssembler:
         target = free - header
         if target <= 0:
             return [], [Dropped(m.id, m.score) for m in memories], "none", None
-        # The line's prefix (type, date) is metadata and is never compressed.
+        # The line's prefix (type, date) is metadata and is never compressed. It is
+        # reserved for every memory offered; when that leaves room for none, the best
+        # ones are offered alone (a small memory_max_tokens still gets the best memory).
         prefix = {m.id: self.estimator.count(memory_line(m, "")) for m in memories}
-        items = [Item(m.id, m.content, m.importance, priority=m.score) for m in memories]
-        fitted = self.compressor.fit(
-            items, target - sum(prefix.values()), options.preserve_importance
-        )
+        best_first = sorted(memories, key=lambda m: (-m.score, m.id))
+        for offered in range(len(memories), 0, -1):
+            chosen = {m.id for m in best_first[:offered]}
+            items = [
+                Item(m.id, m.content, m.importance, priority=m.score)
+                for m in memories
+                if m.id in chosen
+            ]
+            reserved = sum(prefix[i] for i in chosen)
+            fitted = self.compressor.fit(items, target - reserved, options.preserve_importance)
+            if fitted.kept:
+                break
         kept = list(fitted.kept)
         while True:
             lines = [memory_line(by_id[f.key], f.text) for f in kept]
@@ -296,154 +366,29 @@ class ContextAssembler:
         dropped = [Dropped(m.id, m.score) for m in memories if m.id not in kept_ids]
         return injected, dropped, fitted.level, block
 
-    async def _history(
-        self,
-        messages: Sequence[ChatMessage],
-        scores: Sequence[float],
-        costs: Sequence[int],
-        history: Sequence[int],
-        summaries: Sequence[int],
-        last_user: int | None,
-        free: int,
-        options: AssemblyOptions,
-    ) -> _HistoryPlan:
-        total = sum(costs[i] for i in history) + sum(costs[i] for i in summaries)
-        if total <= options.summary_threshold * free:
-            return _HistoryPlan(kept={i: messages[i] for i in [*summaries, *history]}, tokens=total)
-        plan = _HistoryPlan()
-        # Newest first: the last user message, then the preserve_recent newest.
-        window = history[max(0, len(history) - options.preserve_recent) :]
-        recent = list(reversed(window)) if options.preserve_recent > 0 else []
-        if last_user is not None and last_user not in recent:
-            recent.insert(0, last_user)
-        elif last_user is not None:
-            recent.remove(last_user)
-            recent.insert(0, last_user)
-        used = 0
-        for index in recent:
-            if used + costs[index] <= free:
-                plan.kept[index] = messages[index]
-                used += costs[index]
-        older = [i for i in history if i not in plan.kept and i not in recent]
-        plan.dropped.extend(i for i in recent if i not in plan.kept)
-        room = free - used
-        summary_budget = min(options.summary_max_tokens, int(SUMMARY_SHARE * free), room)
-        older_target = max(0, min(int(RETAINED_RATIO * free) - used, room) - summary_budget)
-        items = [Item(i, messages[i].content, scores[i] / 10.0, priority=scores[i]) for i in older]
-        # The role markup is never compressed: reserve it up front.
-        overhead = {i: costs[i] - self.estimator.count(messages[i].content) for i in older}
-        fitted = self.compressor.fit(
-            items, older_target - sum(overhead.values()), options.preserve_importance
-        )
-        plan.level = fitted.level
-        kept_older = {f.key: f for f in fitted.kept}
-        # Reserving every message's markup may over-reserve for dropped ones; give it back.
-        spare = older_target - sum(f.tokens + overhead[k] for k, f in kept_older.items())
-        for index in older:
-            if index in kept_older:
-                fitted_item = kept_older[index]
-                original = messages[index]
-                plan.kept[index] = ChatMessage(
-                    original.role,
-                    fitted_item.text,
-                    name=original.name,
-                    id=original.id,
-                    timestamp=original.timestamp,
-                )
-                plan.compressed[index] = fitted_item.level
-            else:
-                plan.dropped.append(index)
-        to_fold = sorted(plan.dropped)
-        previous = _merge_previous(messages, summaries)
-        if to_fold or previous is not None:
-            plan.summary = await self._summarize(
-                messages, scores, to_fold, previous, summary_budget + max(0, spare), bool(summaries)
-            )
-        plan.dropped = sorted(set(plan.dropped) | set(summaries))
-        plan.tokens = sum(self.estimator.message(m) for m in plan.kept.values())
-        if plan.summary is not None:
-            plan.tokens += self.estimator.message(plan.summary.message)
-        return plan
-
-    async def _summarize(
-        self,
-        messages: Sequence[ChatMessage],
-        scores: Sequence[float],
-        indexes: Sequence[int],
-        previous: Summary | None,
-        budget: int,
-        had_previous: bool,
-    ) -> SummaryOutcome | None:
-        cards: list[Card] = []
-        method = "extractive"
-        chosen = None
-        if self.llm is not None:
-            try:
-                found, cards = await llm_summary(
-                    self.llm, [(i, messages[i]) for i in indexes], previous
-                )
-                chosen = fit_summary(found, budget, self.estimator)
-                method = "llm"
-            except LlmUnavailable as exc:
-                log.warning("LLM summary unavailable (%s); writing an extractive summary", exc)
-                cards = []
-        if chosen is None:
-            method = "extractive"
-            found = candidates([(i, messages[i], scores[i]) for i in indexes], previous)
-            chosen = fit_summary(found, budget, self.estimator)
-            if chosen is None:
-                return None
-            cards = cards_from_candidates(chosen[1], self.keywords)
-        summary, _kept = chosen
-        return SummaryOutcome(summary.message(), method, list(indexes), had_previous, cards)
-
     @staticmethod
     def _order(
         messages: Sequence[ChatMessage],
         system: Sequence[int],
-        plan: _HistoryPlan,
+        plan: HistoryPlan,
         block: ChatMessage | None,
     ) -> list[ChatMessage]:
         out: list[ChatMessage] = []
-        summary_placed = plan.summary is None
+        # The summary, then the key user information, where the history begins.
+        front = [m for m in (plan.summary.message if plan.summary else None, plan.profile) if m]
         system_set = set(system)
         for index in range(len(messages)):
             if index in system_set:
                 out.append(messages[index])
             elif index in plan.kept:
-                if not summary_placed:
-                    assert plan.summary is not None
-                    out.append(plan.summary.message)
-                    summary_placed = True
+                out.extend(front)
+                front = []
                 out.append(plan.kept[index])
-        if not summary_placed:
-            assert plan.summary is not None
-            out.append(plan.summary.message)
+        out.extend(front)
         if block is not None:
             users = [i for i, m in enumerate(out) if m.role == "user"]
             out.insert(users[-1] if users else len(out), block)
         return out
-
-
-@dataclass
-class _HistoryPlan:
-    kept: dict[int, ChatMessage] = field(default_factory=dict)
-    dropped: list[int] = field(default_factory=list)
-    compressed: dict[int, Level] = field(default_factory=dict)
-    summary: SummaryOutcome | None = None
-    level: Level = "none"
-    tokens: int = 0
-
-
-def _merge_previous(messages: Sequence[ChatMessage], summaries: Sequence[int]) -> Summary | None:
-    """Every earlier summary's sections, folded into one (normally there is one)."""
-    if not summaries:
-        return None
-    merged = Summary()
-    for index in summaries:
-        for heading, bullet in parse_summary(messages[index].content).bullets:
-            merged.sections[heading].append(bullet)
-    return merged
 
 
 def _ensure(

@@ -15,28 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.context.assembly import (
-    AssembledContext,
-    AssemblyOptions,
-    ContextAssembler,
-    MemoryCandidate,
-)
+from services.context.assembly import AssembledContext, AssemblyOptions, ContextAssembler
 from services.context.budget import shares_from_settings
 from services.context.cards import save_cards
+from services.context.knowledge import KnowledgeLoader, Recalled
+from services.context.knowledge_cache import KnowledgeCache
 from services.context.levels import LevelCompressor
 from services.context.llm_client import ChatCompletionsClient
+from services.context.memory_summary import SummaryMode
 from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage, validate_messages
+from services.context.profile import MAX_PROFILE_FACTS, ProfileFact
 from services.context.summary import sentence_score
 from services.context.tokens import get_token_estimator
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.settings import Settings
-from services.core.validation import check_user_id
+from services.core.validation import MAX_TOP_K, check_user_id
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
 from services.text.analysis import TextAnalyzer
@@ -59,6 +58,20 @@ class ContextRequest:
     preserve_recent: int | None = None
     extract_cards: bool | None = None
     conversation_id: str | None = None
+    # Seed 003 §6; None takes the setting.
+    enable_memory_injection: bool | None = None
+    memory_top_k: int | None = None
+    memory_max_tokens: int | None = None
+    cursor: str | None = None  # seed 001 §4.3: more memories than the last request had
+    summarize_memories: bool | None = None  # seed 004: True always, False never
+
+
+T = TypeVar("T")
+
+
+def _given(value: T | None, default: T) -> T:
+    """The request's value, or the setting when the request left it out."""
+    return default if value is None else value
 
 
 def last_user_message(messages: Sequence[ChatMessage]) -> str:
@@ -83,6 +96,7 @@ class ContextService:
         *,
         recall: RecallService | None = None,
         memories: MemoryService | None = None,
+        cache: KnowledgeCache[Recalled] | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
@@ -90,6 +104,7 @@ class ContextService:
         # The edge passes services wired with the optional providers (embeddings, reranker).
         self.recall = recall or RecallService(session, settings, analyzer, clock)
         self.memories = memories or MemoryService(session, settings, analyzer, clock)
+        self.knowledge = KnowledgeLoader(self.recall, self.memories, clock, cache, llm)
         estimator = get_token_estimator(settings.token_estimator)
         self.assembler = ContextAssembler(
             estimator,
@@ -113,6 +128,9 @@ class ContextService:
             preserve_importance=s.context_preserve_importance,
             summary_threshold=s.context_summary_threshold,
             summary_max_tokens=s.context_summary_max_tokens,
+            memory_max_tokens=_given(request.memory_max_tokens, s.context_memory_max_tokens),
+            headroom_share=s.context_headroom_share,
+            headroom_tokens=s.context_headroom_tokens,
         )
 
     async def assemble(self, user_id: str, request: ContextRequest) -> AssembledContext:
@@ -135,29 +153,34 @@ class ContextService:
             raise InvalidInput(str(exc)) from exc
         query = request.query if request.query is not None else last_user_message(request.messages)
         query = query[:MAX_QUERY_CHARS]
-        hits = await self.recall.recall_memories(
-            user_id, query, self.settings.context_memory_top_k, track=False
-        )
-        candidates = [
-            MemoryCandidate(
-                id=h.memory.id,
-                content=h.memory.content,
-                memory_type=h.memory.memory_type,
-                score=round(h.score, 6),
-                importance=h.memory.importance_score,
-                created_at=h.memory.created_at,
-            )
-            for h in hits
-        ]
+        s = self.settings
+        top_k = _given(request.memory_top_k, s.context_memory_top_k)
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInput(f"memory_top_k must be between 1 and {MAX_TOP_K}")
+        mode: SummaryMode = s.context_memory_summary
+        if request.summarize_memories is not None:
+            mode = "always" if request.summarize_memories else "off"
+        knowledge = None
+        if _given(request.enable_memory_injection, s.context_memory_injection):
+            knowledge = await self.knowledge.load(user_id, query, top_k, request.cursor, mode)
         scores = await self.scorer.score(request.messages, task)
+
+        async def profile() -> list[ProfileFact]:
+            rows = await self.memories.profile(user_id, MAX_PROFILE_FACTS)
+            return [ProfileFact(i, slot, text) for i, slot, text in rows]
+
         assembled = await self.assembler.assemble(
             request.messages,
-            [s.total for s in scores],
-            candidates,
+            [score.total for score in scores],
+            knowledge.candidates if knowledge else (),
             request.budget_tokens,
             options,
+            profile,
+            knowledge.summary if knowledge else None,
         )
         assembled.query = query
+        if knowledge is not None:
+            assembled.next_cursor, assembled.cache = knowledge.next_cursor, knowledge.cache
         if self.settings.context_track_recalls and assembled.memories:
             await self.recall.track(user_id, [m.id for m in assembled.memories])
         cards_on = (

@@ -26,6 +26,10 @@ class ChatMessage:
     name: str | None = None
     id: str | None = None
     timestamp: float | None = None
+    # The frontend marks the first message of a new topic (seed 001 §4.1).
+    topic_change: bool = False
+    # The phase of work the message belongs to (seed 000 "Phase切换").
+    phase: str | None = None
 
     @property
     def is_system(self) -> bool:

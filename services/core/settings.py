@@ -403,9 +403,57 @@ class Settings(BaseSettings):
     context_share_reserve: float = Field(
         default=0.05, ge=0, le=1, description="share of the budget held in reserve"
     )
-    # Memories retrieved as candidates for the memory block (seed 001 §1.2 maxResults 10).
+    # Automatic memory injection (seed 003 §5-§6: enable_memory_injection, memory_top_k 5,
+    # memory_max_tokens 800); a request may override each.
+    context_memory_injection: bool = Field(
+        default=True,
+        description="inject the user's relevant memories (a request's enable_memory_injection "
+        "overrides)",
+    )
     context_memory_top_k: int = Field(
-        default=10, ge=1, le=100, description="memories recalled as candidates for the block"
+        default=5,
+        ge=1,
+        le=100,
+        description="memories recalled for the block (a request's memory_top_k overrides)",
+    )
+    context_memory_max_tokens: int = Field(
+        default=800,
+        ge=1,
+        description="most tokens of the memory block, within the memories' share (a "
+        "request's memory_max_tokens overrides)",
+    )
+    # Recalled memories as one ≤ 200-character summary for the query (seed 004 §2):
+    # the LLM's when one is configured, else extractive.
+    context_memory_summary: Literal["off", "auto", "always"] = Field(
+        default="auto",
+        description="summarise the recalled memories in 200 characters: always, never, or "
+        "auto when they are over 5,000 characters (a request's summarize_memories overrides)",
+    )
+    # The knowledge cache (seed 004: 5 minutes; seed 001 §4.3): what a query recalled, keyed
+    # by the user's write version, so any write of the user's memories invalidates it.
+    context_cache_ttl_seconds: float = Field(
+        default=300.0,
+        ge=0,
+        description="seconds a context request's recalled memories are reused for the same "
+        "normalised query (0: off); any write of the user's memories invalidates them",
+    )
+    context_cache_size: int = Field(
+        default=1000, ge=0, description="recalls the knowledge cache keeps, per process"
+    )
+    # Headroom (seed 003 §1): summarise when less than this share of the budget, or this
+    # many tokens, would be left for the next turn.
+    context_headroom_share: float = Field(
+        default=0.10,
+        ge=0,
+        lt=1,
+        description="summarise older messages when less than this share of the budget "
+        "would be left",
+    )
+    context_headroom_tokens: int = Field(
+        default=2000,
+        ge=0,
+        description="summarise older messages when fewer tokens than this would be left "
+        "(0: the share alone)",
     )
     # Items at or above this importance (0-1) are kept intact where the budget allows
     # (seed 001 §3.3 preserveThreshold 0.8; 0.7 is our "high" level).

@@ -389,6 +389,7 @@ class MemoryService:
         """
         if memory_id == by_id:
             raise InvalidInput("a memory cannot supersede itself")
+        await self.memories.lock_user(check_user_id(user_id), self.clock())
         await self.get(user_id, memory_id)
         newer = await self.get(user_id, by_id)
         successor, seen = newer.superseded_by_id, {by_id}
@@ -405,6 +406,7 @@ class MemoryService:
 
     async def restore(self, user_id: str, memory_id: int) -> UserMemory:
         """Make a superseded memory current again (the newer one stays current too)."""
+        await self.memories.lock_user(check_user_id(user_id), self.clock())
         memory = await self.get(user_id, memory_id)
         if memory.superseded_by_id is None:
             raise NotSuperseded(f"memory {memory_id} is not superseded")
@@ -444,6 +446,14 @@ class MemoryService:
         await self.impact.refresh(user_id, [memory_id, target_id])
         await self.memories.rescore(self.settings, now, user_id, [memory_id, target_id], "link")
         return link
+
+    async def write_version(self, user_id: str) -> int:
+        """The user's write count: changes with every write of their memories."""
+        return await self.memories.write_version(check_user_id(user_id))
+
+    async def profile(self, user_id: str, limit: int) -> list[tuple[int, str, str]]:
+        """(id, fact slot, content) of the person's current facts, most important first."""
+        return await self.facts.profile(check_user_id(user_id), limit)
 
     async def links_of(self, user_id: str, memory_id: int) -> list[MemoryAssociation]:
         """Every link of one memory."""

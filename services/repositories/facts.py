@@ -44,6 +44,18 @@ class FactRepository:
         rows = await self.session.execute(stmt.order_by(m.id))
         return [SlotRow(int(i), str(c), str(s), at) for i, c, s, at in rows]
 
+    async def profile(self, user_id: str, limit: int) -> list[tuple[int, str, str]]:
+        """(id, fact slot, content) of the user's current fact memories, most important
+        first: the person's profile (seed 001 §4.2 key user information)."""
+        m = UserMemory
+        stmt = (
+            select(m.id, m.fact_slot, m.content)
+            .where(m.user_id == user_id, m.fact_slot.is_not(None), m.superseded_by_id.is_(None))
+            .order_by(m.importance_score.desc(), m.id.desc())
+            .limit(limit)
+        )
+        return [(int(i), str(s), str(c)) for i, s, c in await self.session.execute(stmt)]
+
     async def supersede(self, user_id: str, replaced: Mapping[int, int], now: datetime) -> None:
         """Mark each old memory as superseded by its newer one, at ``now``.
 

@@ -312,9 +312,13 @@ class MemoryRepository:
 
         Tracked counts and the rescoring job take no user row and lock their memories
         in id order too (:meth:`lock_in_id_order`), so a writer and they only wait for
-        each other in one direction. A write of a single memory row that takes nothing
-        after it (restore, supersede, acknowledge) can hold up nobody and skips this.
-        SQLite serialises every writer at BEGIN IMMEDIATE; there only the row is made.
+        each other in one direction. Acknowledging an escalation changes nothing recall
+        or context read and skips this. SQLite serialises every writer at BEGIN
+        IMMEDIATE; there only the row is made.
+
+        It also adds 1 to the user's ``write_version`` (:meth:`write_version`): every
+        write of the user's memories (add, merge, edit, delete, link, supersede,
+        restore, reindex) passes here, in its own transaction.
         """
         params = {"owner": user_id, "at": now}
         await driver_sql.execute(self.session, write_sql.lock_user(self.dialect), params)
@@ -327,6 +331,12 @@ class MemoryRepository:
             return
         params = {"owner": user_id, "ids": ordered}
         await driver_sql.fetch_all(self.session, write_sql.lock_memories(), params)
+
+    async def write_version(self, user_id: str) -> int:
+        """How many writes of the user's memories have committed (0 before the first)."""
+        stmt = select(MemoryUser.write_version).where(MemoryUser.user_id == user_id)
+        found = (await self.session.execute(stmt)).scalar()
+        return int(found or 0)
 
     async def user_stats(self, user_id: str) -> MemoryUser | None:
         """The user's aggregates (None before their first memory)."""

@@ -27,7 +27,6 @@ from sqlalchemy import (
     Table,
     Update,
     bindparam,
-    false,
     func,
     select,
     text,
@@ -146,6 +145,7 @@ def bump_user(dialect: str) -> Insert:
         user_id=_OWNER,
         memory_count=bindparam("count", type_=Integer()),
         total_doc_length=bindparam("length", type_=Integer()),
+        write_version=0,  # a row made here is written by lock_user's caller first anyway
         created_at=at,
         updated_at=at,
     )
@@ -164,23 +164,29 @@ def bump_user(dialect: str) -> Insert:
 
 @lru_cache(maxsize=4)
 def lock_user(dialect: str) -> Insert:
-    """Row-lock the user's ``memory_users`` row, creating it for a new user.
+    """Row-lock the user's ``memory_users`` row, creating it for a new user, and add 1 to
+    its ``write_version``.
 
-    ``DO UPDATE … WHERE false`` writes nothing, yet PostgreSQL locks a conflicting row
-    whether or not the condition holds (the documentation of ``INSERT``'s
-    ``conflict_action``): a lock, not a change, so ``updated_at`` keeps the last change.
+    The update takes the row lock on PostgreSQL as the former ``DO UPDATE … WHERE false``
+    did, and counts the write in the same transaction, so a cache keyed by the version
+    (services/context/knowledge_cache.py) sees every committed write. ``updated_at``
+    keeps the last change of the counts.
     """
     u = _table(MemoryUser)
     at = bindparam("at", type_=u.c.updated_at.type)
     stmt = upsert_construct(dialect)(u).values(
-        user_id=_OWNER, memory_count=0, total_doc_length=0, created_at=at, updated_at=at
+        user_id=_OWNER,
+        memory_count=0,
+        total_doc_length=0,
+        write_version=1,
+        created_at=at,
+        updated_at=at,
     )
     return cast(
         Insert,
         stmt.on_conflict_do_update(
             index_elements=[u.c.user_id],
-            set_={"updated_at": stmt.excluded.updated_at},
-            where=false(),
+            set_={"write_version": u.c.write_version + 1},
         ),
     )
 
