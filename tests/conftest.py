@@ -137,5 +137,6 @@ def provider_server() -> Iterator[ProviderServer]:
 def provider(provider_server: ProviderServer) -> ProviderServer:
     """The loopback embeddings + rerank server, answering normally and with no history."""
     provider_server.mode = "ok"
+    provider_server.fail_after = None
     provider_server.requests.clear()
     return provider_server

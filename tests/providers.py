@@ -60,6 +60,7 @@ class ProviderServer:
 
     def __init__(self) -> None:
         self.mode = "ok"
+        self.fail_after: int | None = None  # answer this many requests, then fail
         self.requests: list[tuple[str, dict[str, Any]]] = []
         owner = self
 
@@ -97,6 +98,8 @@ class ProviderServer:
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         mode = self.mode
+        if self.fail_after is not None and len(self.requests) > self.fail_after:
+            mode = "error"
         if mode == "slow":
             time.sleep(SLOW_SECONDS)
         if mode == "error":

@@ -41,6 +41,7 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
         track=body.track,
         types=body.types,
         include_superseded=body.include_superseded,
+        rerank_mode=body.rerank_mode,
     )
     return RecallOut(
         results=[

@@ -25,6 +25,11 @@ class RecallIn(_Strict):
     include_superseded: bool = Field(
         default=False, description="Also recall memories a newer fact replaced (marked)."
     )
+    rerank_mode: Literal["fast", "balanced", "quality"] | None = Field(
+        default=None,
+        description="with a reranker configured: fast (10 candidates in batches of 5), "
+        "balanced (20 in 10s) or quality (40 in 20s); default RERANK_MODE",
+    )
 
 
 QueryTypeName = Literal[
@@ -94,6 +99,7 @@ class RerankOut(BaseModel):
     hybrid_normalized: float
     hybrid_weight: float
     hybrid_contribution: float
+    mode: Literal["fast", "balanced", "quality"]
 
 
 class ExplanationOut(BaseModel):

@@ -323,8 +323,18 @@ class Settings(BaseSettings):
     )
     rerank_api_key: str | None = Field(default=None, description="bearer key for the reranker")
     rerank_timeout: float = Field(default=5.0, gt=0, description="seconds per rerank call")
-    rerank_candidates: int = Field(
-        default=20, ge=1, le=100, description="best hybrid candidates sent to the reranker"
+    # Seed 004 §1: FAST (small batches), BALANCED (the default), QUALITY (large batches);
+    # candidates and batch size per mode in services/recall/ranking/rerank.py.
+    rerank_mode: Literal["fast", "balanced", "quality"] = Field(
+        default="balanced",
+        description="fast: 10 candidates in batches of 5; balanced: 20 in 10s; quality: 40 "
+        "in 20s (a recall's rerank_mode overrides)",
+    )
+    rerank_candidates: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="best hybrid candidates sent to the reranker; unset = the mode's",
     )
     # Neural share of the fused score per query type; the hybrid score gets the rest
     # (seed 004 §1 fusion_configs). A type not listed uses ``default``.

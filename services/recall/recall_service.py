@@ -45,7 +45,7 @@ from services.recall.ranking.continuity import Continuity, continuity_values
 from services.recall.ranking.diversity import mmr_order
 from services.recall.ranking.explanation import explain_fused, explain_importance_only
 from services.recall.ranking.phrases import QueryPhrases, phrase_score, text_features
-from services.recall.ranking.rerank import HttpReranker, Reranked, rerank
+from services.recall.ranking.rerank import HttpReranker, Reranked, RerankMode, rerank
 from services.recall.ranking.semantic import SemanticSource
 from services.recall.ranking.signals import (
     Contribution,
@@ -141,8 +141,10 @@ class RecallService:
         track: bool = True,
         types: Sequence[str] = (),
         include_superseded: bool = False,
+        rerank_mode: RerankMode | None = None,
     ) -> list[RecallHit]:
-        """The ``top_k`` best memories for ``query``, best first (seed 002 §5.2)."""
+        """The ``top_k`` best memories for ``query``, best first (seed 002 §5.2).
+        ``rerank_mode`` chooses the reranker's mode when one is configured (seed 004)."""
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
@@ -150,7 +152,7 @@ class RecallService:
         understood = await self._understand(query, now) if query.strip() else None
         if understood is not None and understood.terms:
             hits, lexical = await self._fused(
-                user_id, query, understood, top_k, types, now, not include_superseded
+                user_id, query, understood, top_k, types, now, not include_superseded, rerank_mode
             )
         else:
             current_only = not include_superseded
@@ -225,6 +227,7 @@ class RecallService:
         types: Sequence[str],
         now: datetime,
         current_only: bool,
+        rerank_mode: RerankMode | None = None,
     ) -> tuple[list[RecallHit], _Lexical]:
         s = self.settings
         weights = s.recall_weights(understood.intent.type)
@@ -239,7 +242,7 @@ class RecallService:
         if self.reranker is not None:
             texts = {mid: m.content for mid, m in pool.rows.items()}
             reranked = await rerank(
-                self.reranker, query, scores, texts, s, understood.intent.type.value
+                self.reranker, query, scores, texts, s, understood.intent.type.value, rerank_mode
             )
             scores = {mid: r.score for mid, r in reranked.items()} or scores
         pool_terms: dict[int, frozenset[str]] = {}  # MMR asks for each many times

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.core.db import Database
+from services.recall.ranking.rerank import RerankMode
 from services.recall.recall_service import RecallHit, RecallService
 
 
@@ -35,6 +36,7 @@ async def recall_and_track(
     track: bool = True,
     types: Sequence[str] = (),
     include_superseded: bool = False,
+    rerank_mode: RerankMode | None = None,
 ) -> list[RecallHit]:
     """``recall_memories`` with the ranking in a reader and the counting after it."""
     async with db.reader() as session:
@@ -46,6 +48,7 @@ async def recall_and_track(
             track=False,
             types=types,
             include_superseded=include_superseded,
+            rerank_mode=rerank_mode,
         )
     if not track or not hits:
         return hits

@@ -38,7 +38,7 @@ async def semantic_client(
     )
     app = create_app(configured, db=db, clock=clock)
     async with (
-        LifespanManager(app),
+        LifespanManager(app, startup_timeout=None),  # jieba loads slowly on a busy machine
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
     ):
         yield http
@@ -63,7 +63,16 @@ async def test_a_paraphrase_comes_back_with_semantic_and_rerank_explained(
     assert rerank["contribution"] + rerank["hybrid_contribution"] == pytest.approx(
         results[0]["score"]
     )
+    assert rerank["mode"] == "balanced"
     assert "/v1/rerank" in provider.paths()
+    quality = await recall(
+        semantic_client, "alice", QUERY, explain=True, track=False, rerank_mode="quality"
+    )
+    assert quality[0]["explanation"]["rerank"]["mode"] == "quality"
+    resp = await semantic_client.post(
+        "/v1/users/alice/recall", json={"query": QUERY, "rerank_mode": "slowest"}
+    )
+    assert resp.status_code == 422
 
 
 async def test_a_provider_outage_only_drops_the_semantic_part(

@@ -140,7 +140,7 @@ def explain_fused(
     }
 
 
-def _rerank(hit: RecallHit) -> dict[str, float] | None:
+def _rerank(hit: RecallHit) -> dict[str, float | str] | None:
     """The reranker's part: ``score = contribution + hybrid_contribution`` (seed 004 §1)."""
     r = hit.rerank
     if r is None:
@@ -153,4 +153,5 @@ def _rerank(hit: RecallHit) -> dict[str, float] | None:
         "hybrid_normalized": r.hybrid_normalized,
         "hybrid_weight": 1.0 - r.weight,
         "hybrid_contribution": (1.0 - r.weight) * r.hybrid_normalized,
+        "mode": r.mode,
     }

@@ -2,14 +2,27 @@
 
 Any ``POST {base}/rerank`` in the common Jina / Cohere / SiliconFlow shape: request
 ``{model, query, documents, top_n}``, answer ``{"results": [{"index", "relevance_score"}]}``.
-The best ``RERANK_CANDIDATES`` hybrid candidates are sent; each gets
+The best hybrid candidates are sent, in batches sent at once (seed 004: "批处理支持（最大
+20 个文档）", "异步并发处理"); how many and in what batches is the mode's (seed 004 工作模式):
+
+=========  ==========  =====  ============================================
+mode       candidates  batch
+=========  ==========  =====  ============================================
+fast       10          5      quick: few documents, small requests
+balanced   20          10     the default
+quality    40          20     quality first: more candidates, large batches
+=========  ==========  =====  ============================================
+
+(``RERANK_MODE``, a recall's ``rerank_mode``; ``RERANK_CANDIDATES`` overrides the count.)
+Each candidate sent gets
 
     final = w · relevance_score + (1 − w) · hybrid / best hybrid
 
 with ``w`` the reranker's share for the query type (``RERANK_WEIGHTS``: technical 0.6,
 diagnostic 0.7, conversational 0.5, conceptual 0.65, otherwise 0.6). The candidates not
 sent keep ``(1 − w) · hybrid / best`` (no neural part), so they stay below every reranked
-one. A failure, a timeout or a malformed answer keeps the hybrid order and logs a warning.
+one. A failure, a timeout or a malformed answer of any batch keeps the hybrid order and
+logs a warning (seed 004 失败降级机制).
 """
 
 from __future__ import annotations
@@ -19,13 +32,39 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 import httpx
 
 from services.core.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+RerankMode = Literal["fast", "balanced", "quality"]
+
+
+@dataclass(frozen=True)
+class ModeLimits:
+    """How many of the best candidates a mode reranks, and how many per request."""
+
+    candidates: int
+    batch: int
+
+
+MODES: Final[dict[str, ModeLimits]] = {
+    "fast": ModeLimits(candidates=10, batch=5),
+    "balanced": ModeLimits(candidates=20, batch=10),
+    "quality": ModeLimits(candidates=40, batch=20),
+}
+
+
+def mode_limits(settings: Settings, mode: str | None = None) -> ModeLimits:
+    """The limits of ``mode`` (default ``RERANK_MODE``), ``RERANK_CANDIDATES`` applied."""
+    limits = MODES[mode or settings.rerank_mode]
+    if settings.rerank_candidates is not None:
+        return ModeLimits(settings.rerank_candidates, limits.batch)
+    return limits
 
 
 class RerankUnavailable(Exception):
@@ -40,6 +79,7 @@ class Reranked:
     weight: float  # the reranker's share for this query type
     hybrid: float  # the fused signal score before reranking
     hybrid_normalized: float  # hybrid / the best candidate's hybrid
+    mode: str = "balanced"  # the mode that reranked this recall
 
     @property
     def score(self) -> float:
@@ -109,21 +149,32 @@ async def rerank(
     texts: Mapping[int, str],
     settings: Settings,
     query_type: str,
+    mode: str | None = None,
 ) -> dict[int, Reranked]:
     """Every candidate's :class:`Reranked`; empty (and a warning) when the reranker fails."""
     if not scores:
         return {}
+    limits = mode_limits(settings, mode)
     ordered = sorted(scores, key=lambda mid: (-scores[mid], -mid))
-    head = ordered[: settings.rerank_candidates]
-    try:
-        relevance = await reranker.relevance(query, [texts[mid] for mid in head])
-    except RerankUnavailable as exc:
-        log.warning("reranker failed, keeping the hybrid order: %s", exc)
-        return {}
+    head = ordered[: limits.candidates]
+    batches = [head[i : i + limits.batch] for i in range(0, len(head), limits.batch)]
+    answers = await asyncio.gather(
+        *(reranker.relevance(query, [texts[mid] for mid in batch]) for batch in batches),
+        return_exceptions=True,
+    )
+    relevance: list[float] = []
+    for answer in answers:
+        if isinstance(answer, RerankUnavailable):
+            log.warning("reranker failed, keeping the hybrid order: %s", answer)
+            return {}
+        if isinstance(answer, BaseException):
+            raise answer
+        relevance.extend(answer)
     weight = settings.rerank_weight(query_type)
     best = scores[ordered[0]] or 1.0
     sent = dict(zip(head, relevance, strict=True))
+    name = mode or settings.rerank_mode
     return {
-        mid: Reranked(sent.get(mid, 0.0), weight, scores[mid], scores[mid] / best)
+        mid: Reranked(sent.get(mid, 0.0), weight, scores[mid], scores[mid] / best, name)
         for mid in ordered
     }

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from services.core.settings import Settings
-from services.recall.ranking.rerank import HttpReranker, RerankUnavailable
+from services.recall.ranking.rerank import HttpReranker, RerankMode, RerankUnavailable
 from services.recall.recall_service import RecallHit, RecallService
 from tests.factories import Services
 from tests.providers import ProviderServer
@@ -32,7 +32,9 @@ def rerank_settings(settings: Settings, provider: ProviderServer, **extra: objec
     )
 
 
-async def recall(services: Services, settings: Settings, query: str = QUERY) -> list[RecallHit]:
+async def recall(
+    services: Services, settings: Settings, query: str = QUERY, mode: RerankMode | None = None
+) -> list[RecallHit]:
     async with services.db.unit_of_work() as session:
         service = RecallService(
             session,
@@ -41,7 +43,9 @@ async def recall(services: Services, settings: Settings, query: str = QUERY) -> 
             services.clock,
             reranker=HttpReranker.from_settings(settings),
         )
-        return await service.recall_memories("u", query, 5, track=False, explain=True)
+        return await service.recall_memories(
+            "u", query, 5, track=False, explain=True, rerank_mode=mode
+        )
 
 
 def ids(hits: list[RecallHit]) -> list[int]:
@@ -132,3 +136,53 @@ async def test_a_wrong_path_is_a_failure_not_an_empty_ranking(provider: Provider
         await reranker.relevance("q", ["a"])
     working = HttpReranker(provider.base_url, "m")
     assert await working.relevance("dog", ["a dog", "a cat"]) == [1.0, 0.0]
+
+
+_PLACES = ["park", "beach", "garden", "studio", "kitchen", "garage", "porch", "lake", "forest"]
+_TIMES = ["monday", "tuesday", "friday", "sunday", "evening"]
+# 45 statements about a dog and a guitar that are not near-duplicates of each other.
+MANY = [f"the dog heard guitar at the {p} on {t}" for p in _PLACES for t in _TIMES]
+
+
+@pytest.mark.parametrize(
+    ("mode", "batches"),
+    [("fast", [5, 5]), ("balanced", [10, 10]), ("quality", [20, 20])],
+)
+async def test_modes_choose_candidates_and_batch_sizes(
+    services: Services, provider: ProviderServer, mode: str, batches: list[int]
+) -> None:
+    # Seed 004: FAST small batches, BALANCED the default, QUALITY large batches (at most 20
+    # documents a request); 45 memories match, more than any mode sends.
+    for text in MANY:
+        await services.add("u", text)
+    # A timeout no loaded machine reaches: only the batches are under test here.
+    settings = rerank_settings(services.settings, provider, rerank_mode=mode, rerank_timeout=30)
+    hits = await recall(services, settings)
+    assert sorted(len(body["documents"]) for _, body in provider.requests) == sorted(batches)
+    sent = [d for _, body in provider.requests for d in body["documents"]]
+    assert len(set(sent)) == len(sent) == sum(batches)  # each candidate once
+    assert all(h.rerank is not None and h.rerank.mode == mode for h in hits)
+
+
+async def test_a_recall_chooses_its_mode(services: Services, provider: ProviderServer) -> None:
+    for text in MANY[:12]:
+        await services.add("u", text)
+    settings = rerank_settings(services.settings, provider, rerank_timeout=30)  # balanced
+    await recall(services, settings, mode="fast")
+    assert [len(body["documents"]) for _, body in provider.requests] == [5, 5]
+
+
+async def test_one_failed_batch_keeps_the_hybrid_order(
+    services: Services, provider: ProviderServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    for text in MANY[:12]:
+        await services.add("u", text)
+    hybrid = await recall(services, services.settings)
+    provider.fail_after = 1  # the first batch is answered, the second is a 500
+    settings = rerank_settings(services.settings, provider, rerank_timeout=30)
+    with caplog.at_level(logging.WARNING, logger="services.recall.ranking.rerank"):
+        hits = await recall(services, settings)
+    assert len(provider.requests) == 2
+    assert ids(hits) == ids(hybrid)
+    assert all(h.rerank is None for h in hits)
+    assert "reranker failed" in caplog.text
