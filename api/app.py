@@ -32,6 +32,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         # Load jieba's dictionaries before the first request instead of during it.
         await asyncio.to_thread(analyzer.warm)
         app.state.jarvis = AppState(settings, database, analyzer, clock)
+        app.state.jarvis.background.start()
         if app.state.jarvis.embeddings is not None:
             # A local model loads here, not in the first request; a failure only warns.
             await app.state.jarvis.embeddings.warm()
@@ -50,6 +51,8 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         finally:
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
+            # Before the database goes: a job still running would write to it.
+            await app.state.jarvis.background.close()
             if db is None:
                 await database.dispose()
 

@@ -11,6 +11,7 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.context.background_scoring import BackgroundScorer
 from services.context.context_service import ContextService
 from services.context.knowledge import Recalled
 from services.context.knowledge_cache import KnowledgeCache
@@ -46,6 +47,8 @@ class AppState:
     reranker: HttpReranker | None = field(init=False)
     # What context requests recalled, per normalised query and the user's write version.
     knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
+    # Seed 000's background scoring; the lifespan starts and stops its worker.
+    background: BackgroundScorer = field(init=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
@@ -54,6 +57,9 @@ class AppState:
         self.reranker = HttpReranker.from_settings(self.settings)
         self.knowledge_cache = KnowledgeCache(
             self.settings.context_cache_ttl_seconds, self.settings.context_cache_size
+        )
+        self.background = BackgroundScorer(
+            self.message_scorer, self.db, self.clock, self.settings.message_score_queue_size
         )
 
 
@@ -117,7 +123,9 @@ async def get_message_scoring_service(
     state: StateDep, session: SessionDep
 ) -> MessageScoringService:
     """A MessageScoringService bound to the request's session."""
-    return MessageScoringService(session, state.settings, state.message_scorer, state.clock)
+    return MessageScoringService(
+        session, state.settings, state.message_scorer, state.clock, state.background
+    )
 
 
 async def get_context_service(state: StateDep, session: SessionDep) -> ContextService:
@@ -132,6 +140,7 @@ async def get_context_service(state: StateDep, session: SessionDep) -> ContextSe
         recall=get_recall_service(state, session),
         memories=await get_memory_service(state, session),
         cache=state.knowledge_cache,
+        background=state.background,
     )
 
 

@@ -26,6 +26,8 @@ def _conversation(body: ScoreMessagesIn) -> Conversation:
         task_context=body.task_context,
         task_type=body.task_type,
         conversation_id=body.conversation_id,
+        background=body.background,
+        current_phase=body.current_phase,
     )
 
 
@@ -85,5 +87,6 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
         original_tokens=result.original_tokens,
         kept_tokens=result.kept_tokens,
         target_exceeded_by=result.target_exceeded_by,
+        pending=[s.index for s in scores if s.pending],
         note=note,
     )

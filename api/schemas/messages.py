@@ -58,6 +58,16 @@ class ScoreMessagesIn(_Strict):
     conversation_id: ConversationId | None = Field(
         default=None, description="persist the scores (and reuse LLM answers) under this id"
     )
+    background: bool | None = Field(
+        default=None,
+        description="with an LLM: answer with rule scores now, let the LLM score the uncertain "
+        "messages afterwards for the next request (default MESSAGE_SCORE_BACKGROUND)",
+    )
+    current_phase: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+        default=None,
+        description="the phase of work in progress: named in the LLM's prompt; in compress, "
+        "messages of earlier phases are condensed (seed 000)",
+    )
 
 
 class CompressMessagesIn(ScoreMessagesIn):
@@ -115,6 +125,9 @@ class CompressOut(BaseModel):
     kept_tokens: int
     target_exceeded_by: int = Field(
         description="messages kept beyond target_count because preserve_recent forces them"
+    )
+    pending: list[int] = Field(
+        description="messages the LLM scores in the background, for the next request"
     )
     note: str | None = Field(default=None, description="why the target was exceeded, if it was")
 

@@ -20,6 +20,11 @@ from typing import Final, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.assembly import AssembledContext, AssemblyOptions, ContextAssembler
+from services.context.background_scoring import (
+    BackgroundScorer,
+    ScoringJob,
+    submit_after_commit,
+)
 from services.context.budget import shares_from_settings
 from services.context.cards import save_cards
 from services.context.knowledge import KnowledgeLoader, Recalled
@@ -97,6 +102,7 @@ class ContextService:
         recall: RecallService | None = None,
         memories: MemoryService | None = None,
         cache: KnowledgeCache[Recalled] | None = None,
+        background: BackgroundScorer | None = None,
     ) -> None:
         self.settings = settings
         self.analyzer = analyzer
@@ -105,6 +111,8 @@ class ContextService:
         self.recall = recall or RecallService(session, settings, analyzer, clock)
         self.memories = memories or MemoryService(session, settings, analyzer, clock)
         self.knowledge = KnowledgeLoader(self.recall, self.memories, clock, cache, llm)
+        self.session = session
+        self.background = background
         estimator = get_token_estimator(settings.token_estimator)
         self.assembler = ContextAssembler(
             estimator,
@@ -131,6 +139,14 @@ class ContextService:
             memory_max_tokens=_given(request.memory_max_tokens, s.context_memory_max_tokens),
             headroom_share=s.context_headroom_share,
             headroom_tokens=s.context_headroom_tokens,
+        )
+
+    def _in_background(self) -> bool:
+        return (
+            self.settings.message_score_background
+            and self.background is not None
+            and self.background.accepting
+            and self.scorer.has_llm
         )
 
     async def assemble(self, user_id: str, request: ContextRequest) -> AssembledContext:
@@ -163,7 +179,13 @@ class ContextService:
         knowledge = None
         if _given(request.enable_memory_injection, s.context_memory_injection):
             knowledge = await self.knowledge.load(user_id, query, top_k, request.cursor, mode)
-        scores = await self.scorer.score(request.messages, task)
+        background = self.background if self._in_background() else None
+        scores = await self.scorer.score(request.messages, task, ask_llm=background is None)
+        pending = tuple(score.index for score in scores if score.pending)
+        if background is not None and pending:
+            # The LLM's answers fill the scorer's cache for the next assembly (seed 000).
+            job = ScoringJob(tuple(request.messages), task, pending)
+            submit_after_commit(self.session, background, job)
 
         async def profile() -> list[ProfileFact]:
             rows = await self.memories.profile(user_id, MAX_PROFILE_FACTS)

@@ -170,8 +170,19 @@ class MessageImportanceScorer:
             )
         return scores
 
-    async def score(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
-        """Rules first, then the LLM (or its cache) for the uncertain messages."""
+    @property
+    def has_llm(self) -> bool:
+        """Whether an LLM is configured to refine uncertain messages."""
+        return self._llm is not None
+
+    async def score(
+        self, messages: Sequence[ChatMessage], task: ScoringTask, *, ask_llm: bool = True
+    ) -> list[MessageScore]:
+        """Rules first, then the LLM (or its cache) for the uncertain messages.
+
+        With ``ask_llm=False`` only earlier answers are used, and the uncertain messages
+        the LLM has not answered yet are marked ``pending`` (seed 000
+        ``async_score_and_compress``: the caller asks it in the background)."""
         scores = self.score_rules(messages, task)
         threshold = self._settings.message_score_llm_threshold
         uncertain = [s.index for s in scores if s.confidence < threshold]
@@ -186,11 +197,12 @@ class MessageImportanceScorer:
                 cached[index] = answer
             elif self._llm is not None:
                 missing.append((index, messages[index]))
-        fresh = (
-            await self._llm.score(missing, task.context, task.phase)
-            if self._llm and missing
-            else {}
-        )
+        fresh: dict[int, LlmAnswer] = {}
+        if self._llm is not None and missing and ask_llm:
+            fresh = await self._llm.score(missing, task.context, task.phase)
+        elif missing:
+            for index, _ in missing:
+                scores[index] = replace(scores[index], pending=True)
         for index, answer in fresh.items():
             self.cache.put(message_key(messages[index]), task.key, answer)
         for index, answer in [*cached.items(), *fresh.items()]:

@@ -4,6 +4,11 @@ Without a ``conversation_id`` nothing is stored. With one, every message's score
 (seed 000 "评分结果持久化") and earlier LLM answers for unchanged messages under the same task
 are reused (method ``cache``), so only new messages reach the LLM; each compression is
 recorded as history.
+
+``background`` (seed 000 ``async_score_and_compress``): the answer has the rule scores and
+the LLM answers already known; the rest is marked ``pending`` and asked by the
+:class:`~services.context.background_scoring.BackgroundScorer` once this request has
+committed, for the next request to use.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import CompressionRecord, MessageScoreRecord
+from services.context.background_scoring import (
+    BackgroundScorer,
+    ScoringJob,
+    submit_after_commit,
+)
 from services.context.cache import LlmAnswer, message_key
 from services.context.compress import CompressionResult, smart_compress
 from services.context.message_scorer import MessageImportanceScorer, ScoringTask
@@ -35,6 +45,8 @@ class Conversation:
     task_context: str = ""
     task_type: str | None = None
     conversation_id: str | None = None
+    background: bool | None = None  # None: MESSAGE_SCORE_BACKGROUND
+    current_phase: str | None = None  # named in the LLM's prompt (seed 000)
 
 
 @dataclass(frozen=True)
@@ -55,10 +67,13 @@ class MessageScoringService:
         settings: Settings,
         scorer: MessageImportanceScorer,
         clock: Clock,
+        background: BackgroundScorer | None = None,
     ) -> None:
         self.settings = settings
         self.scorer = scorer
         self.clock = clock
+        self.session = session
+        self.background = background
         self.repo = MessageScoreRepository(session)
 
     def _task(self, conversation: Conversation) -> ScoringTask:
@@ -66,18 +81,35 @@ class MessageScoringService:
         if conversation.conversation_id is not None:
             _check_conversation_id(conversation.conversation_id)
         try:
-            return self.scorer.task(conversation.task_context, conversation.task_type)
+            return self.scorer.task(
+                conversation.task_context, conversation.task_type, conversation.current_phase
+            )
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
+
+    def _in_background(self, conversation: Conversation) -> BackgroundScorer | None:
+        wanted = conversation.background
+        if wanted is None:
+            wanted = self.settings.message_score_background
+        if not wanted or self.background is None or not self.scorer.has_llm:
+            return None
+        return self.background if self.background.accepting else None
 
     async def score(self, conversation: Conversation) -> list[MessageScore]:
         """A score per message; persisted when the conversation has an id."""
         task = self._task(conversation)
         if conversation.conversation_id is not None:
             await self._reuse_llm_answers(conversation, task)
-        scores = await self.scorer.score(conversation.messages, task)
+        background = self._in_background(conversation)
+        scores = await self.scorer.score(conversation.messages, task, ask_llm=background is None)
         if conversation.conversation_id is not None:
             await self._persist(conversation, task, scores)
+        pending = tuple(s.index for s in scores if s.pending)
+        if background is not None and pending:
+            job = ScoringJob(
+                tuple(conversation.messages), task, pending, conversation.conversation_id
+            )
+            submit_after_commit(self.session, background, job)
         return scores
 
     async def compress(

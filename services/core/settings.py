@@ -395,6 +395,17 @@ class Settings(BaseSettings):
         ge=0,
         description="LLM answers cached in memory (by role, name, content hash and task)",
     )
+    # Seed 000 async_score_and_compress: answer with the rule scores, ask the LLM after.
+    message_score_background: bool = Field(
+        default=False,
+        description="with an LLM: answer with rule scores and let the LLM score the uncertain "
+        "messages after the answer, for the next request (a request's background overrides)",
+    )
+    message_score_queue_size: int = Field(
+        default=100,
+        ge=1,
+        description="background scoring jobs that may wait; more are dropped and logged",
+    )
     compress_preserve_recent: int = Field(
         default=3, ge=0, description="newest messages smart_compress always keeps"
     )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -47,6 +47,49 @@ class MessageScoreRepository:
                 index_elements=["conversation_id", "message_index"],
                 set_={name: stmt.excluded[name] for name in _UPDATED},
             )
+        )
+
+    async def refine(self, conversation_id: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Write the LLM's part into scores persisted earlier: each row (``message_index``,
+        ``content_hash``, ``task_hash``, ``total``, ``method``, ``reason``, ``llm_score``,
+        ``scored_at``) changes its message's score only while the message and the task
+        are still the ones it was asked about; a newer request may have moved on."""
+        if not rows:
+            return
+        table = cast(Table, MessageScoreRecord.__table__)
+        c = table.c
+        stmt = (
+            update(table)
+            .where(
+                c.conversation_id == bindparam("conversation"),
+                c.message_index == bindparam("index"),
+                c.content_hash == bindparam("hash"),
+                c.task_hash == bindparam("task"),
+            )
+            .values(
+                total=bindparam("new_total"),
+                method=bindparam("new_method"),
+                reason=bindparam("new_reason"),
+                llm_score=bindparam("new_llm_score"),
+                scored_at=bindparam("new_scored_at"),
+            )
+        )
+        await self.session.execute(
+            stmt,
+            [
+                {
+                    "conversation": conversation_id,
+                    "index": r["message_index"],
+                    "hash": r["content_hash"],
+                    "task": r["task_hash"],
+                    "new_total": r["total"],
+                    "new_method": r["method"],
+                    "new_reason": r["reason"],
+                    "new_llm_score": r["llm_score"],
+                    "new_scored_at": r["scored_at"],
+                }
+                for r in rows
+            ],
         )
 
     async def scores(
