@@ -124,7 +124,7 @@ async def get_message_scoring_service(
 ) -> MessageScoringService:
     """A MessageScoringService bound to the request's session."""
     return MessageScoringService(
-        session, state.settings, state.message_scorer, state.clock, state.background
+        session, state.settings, state.message_scorer, state.clock, state.background, state.llm
     )
 
 

@@ -56,6 +56,7 @@ async def assemble_context(
         memory_max_tokens=body.memory_max_tokens,
         cursor=body.cursor,
         summarize_memories=body.summarize_memories,
+        current_phase=body.current_phase,
     )
     result = await service.assemble(user_id, request)
     summary = result.summary

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
 from api.deps import MessageScoringDep
@@ -11,10 +13,12 @@ from api.schemas.messages import (
     CompressOut,
     DroppedOut,
     MessageScoreOut,
+    PhaseOut,
     ScoreMessagesIn,
     ScoresOut,
 )
 from services.context.message_scoring_service import Conversation
+from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
 
 router = APIRouter(prefix="/v1/messages", tags=["messages"])
@@ -49,6 +53,18 @@ def _score_out(score: MessageScore) -> MessageScoreOut:
     )
 
 
+def _kept_out(body: CompressMessagesIn, message: ChatMessage, index: int | None) -> dict[str, Any]:
+    """A kept message as the caller sent it, or a phase's summary as written."""
+    if index is not None:
+        return body.messages[index].model_dump(exclude_none=True, exclude_defaults=True)
+    return {
+        "role": message.role,
+        "name": message.name,
+        "content": message.content,
+        "phase": message.phase,
+    }
+
+
 @router.post("/score", responses=error_responses(422))
 async def score_messages(body: ScoreMessagesIn, service: MessageScoringDep) -> ScoresOut:
     """A 0-10 importance per message with its five dimensions, confidence and method."""
@@ -78,8 +94,8 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
         )
     return CompressOut(
         messages=[
-            body.messages[i].model_dump(exclude_none=True, exclude_defaults=True)
-            for i in result.kept
+            _kept_out(body, message, index)
+            for message, index in zip(compressed.messages, compressed.origin, strict=True)
         ],
         kept=result.kept,
         dropped=[DroppedOut(index=i, score=scores[i].total) for i in result.dropped],
@@ -88,5 +104,15 @@ async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep
         kept_tokens=result.kept_tokens,
         target_exceeded_by=result.target_exceeded_by,
         pending=[s.index for s in scores if s.pending],
+        phases=[
+            PhaseOut(
+                phase=p.phase,
+                kept=p.kept,
+                summarized=p.summarized,
+                method="llm" if p.method == "llm" else "extractive" if p.method else None,
+            )
+            for p in compressed.phases
+            if p.summarized or p.kept
+        ],
         note=note,
     )

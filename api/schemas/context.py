@@ -48,6 +48,9 @@ class ContextIn(BaseModel):
         description="next_cursor of an earlier answer for the same query: recall "
         "memory_top_k more memories",
     )
+    current_phase: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+        default=None, description="the phase of work in progress, named in the LLM's prompt"
+    )
     summarize_memories: bool | None = Field(
         default=None,
         description="the memory block as a 200-character summary of the recalled memories "

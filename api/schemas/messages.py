@@ -114,6 +114,17 @@ class DroppedOut(BaseModel):
     score: float
 
 
+class PhaseOut(BaseModel):
+    """An earlier phase condensed by the phase switch (seed 000)."""
+
+    phase: str
+    kept: list[int] = Field(description="its messages that scored at least PHASE_KEEP_SCORE")
+    summarized: list[int] = Field(description="its messages folded into the phase_summary")
+    method: Literal["llm", "extractive"] | None = Field(
+        description="who wrote the summary; null when every message was kept"
+    )
+
+
 class CompressOut(BaseModel):
     """The kept messages in their order, what was dropped, and the rate (kept / all)."""
 
@@ -128,6 +139,10 @@ class CompressOut(BaseModel):
     )
     pending: list[int] = Field(
         description="messages the LLM scores in the background, for the next request"
+    )
+    phases: list[PhaseOut] = Field(
+        description="earlier phases condensed: their best messages kept, the rest in a "
+        "phase_summary message placed after them"
     )
     note: str | None = Field(default=None, description="why the target was exceeded, if it was")
 

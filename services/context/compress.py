@@ -17,7 +17,7 @@ messages / original messages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from services.context.messages import ChatMessage
@@ -67,24 +67,26 @@ def smart_compress(
     budget_tokens: int | None = None,
     preserve_recent: int = 3,
     estimator: TokenEstimator = HEURISTIC,
+    keep: Collection[int] = (),
 ) -> CompressionResult:
     """Choose the messages to keep; see the module docstring. ``scores[i]`` scores
-    ``messages[i]``. Raises InvalidInput when the system messages alone exceed a limit."""
+    ``messages[i]``; ``keep`` are kept like system messages (a phase's summary). Raises
+    InvalidInput when the system messages alone exceed a limit."""
     if len(scores) != len(messages):
         raise ValueError("one score per message")
     costs = [estimator.message(m) for m in messages]
-    system = [i for i, m in enumerate(messages) if m.is_system]
-    others = [i for i, m in enumerate(messages) if not m.is_system]
+    system = [i for i, m in enumerate(messages) if m.is_system or i in keep]
+    others = [i for i in range(len(messages)) if i not in set(system)]
     system_tokens = sum(costs[i] for i in system)
     if target_count is not None and target_count < len(system):
         raise InvalidInput(
-            f"target_count {target_count} is below the {len(system)} system messages, "
-            "which are always kept"
+            f"target_count {target_count} is below the {len(system)} system messages (and "
+            "phase summaries), which are always kept"
         )
     if budget_tokens is not None and budget_tokens < system_tokens:
         raise InvalidInput(
-            f"budget_tokens {budget_tokens} is below the system messages' {system_tokens} "
-            "tokens, which are always kept"
+            f"budget_tokens {budget_tokens} is below the {system_tokens} tokens of the system "
+            "messages (and phase summaries), which are always kept"
         )
     budget = _Budget(
         None if target_count is None else target_count - len(system),

@@ -68,6 +68,7 @@ class ContextRequest:
     memory_top_k: int | None = None
     memory_max_tokens: int | None = None
     cursor: str | None = None  # seed 001 §4.3: more memories than the last request had
+    current_phase: str | None = None  # named in the LLM's scoring prompt (seed 000)
     summarize_memories: bool | None = None  # seed 004: True always, False never
 
 
@@ -164,7 +165,7 @@ class ContextService:
                 ) from exc
         options = self._options(request)
         try:
-            task = self.scorer.task(request.task_context, request.task_type)
+            task = self.scorer.task(request.task_context, request.task_type, request.current_phase)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
         query = request.query if request.query is not None else last_user_message(request.messages)

@@ -26,10 +26,12 @@ from services.context.background_scoring import (
 )
 from services.context.cache import LlmAnswer, message_key
 from services.context.compress import CompressionResult, smart_compress
+from services.context.llm_client import ChatCompletionsClient
 from services.context.message_scorer import MessageImportanceScorer, ScoringTask
 from services.context.messages import ChatMessage, validate_messages
+from services.context.phases import PhaseSwitch, PhaseSwitcher
 from services.context.scores import MessageScore
-from services.context.tokens import get_token_estimator
+from services.context.tokens import TokenEstimator, get_token_estimator
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.settings import Settings
@@ -51,11 +53,16 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Compressed:
-    """A compression's outcome with the scores it was based on."""
+    """A compression's outcome with the scores it was based on; ``messages`` are what is
+    kept, in order: the original messages (``origin`` their index) and the summaries of
+    earlier phases (``origin`` None)."""
 
     result: CompressionResult
     scores: list[MessageScore]
     preserve_recent: int
+    messages: list[ChatMessage]
+    origin: list[int | None]
+    phases: list[PhaseSwitch]
 
 
 class MessageScoringService:
@@ -68,9 +75,12 @@ class MessageScoringService:
         scorer: MessageImportanceScorer,
         clock: Clock,
         background: BackgroundScorer | None = None,
+        llm: ChatCompletionsClient | None = None,
     ) -> None:
         self.settings = settings
         self.scorer = scorer
+        self.estimator = get_token_estimator(settings.token_estimator)
+        self.phases = PhaseSwitcher(self.estimator, scorer.keywords, llm)
         self.clock = clock
         self.session = session
         self.background = background
@@ -133,14 +143,37 @@ class MessageScoringService:
         if recent < 0:
             raise InvalidInput("preserve_recent must not be negative")
         scores = await self.score(conversation)
-        result = smart_compress(
-            conversation.messages,
-            scores,
-            target_count=target_count,
-            budget_tokens=budget_tokens,
-            preserve_recent=recent,
-            estimator=get_token_estimator(self.settings.token_estimator),
-        )
+        messages = list(conversation.messages)
+        condensed = None
+        if any(m.phase for m in messages):
+            condensed = await self.phases.condense(
+                messages, scores, conversation.current_phase, self.settings.phase_keep_score
+            )
+        if condensed is None:
+            result = smart_compress(
+                messages,
+                scores,
+                target_count=target_count,
+                budget_tokens=budget_tokens,
+                preserve_recent=recent,
+                estimator=self.estimator,
+            )
+            kept, origin = [messages[i] for i in result.kept], list[int | None](result.kept)
+            switches: list[PhaseSwitch] = []
+        else:
+            inner = smart_compress(
+                condensed.messages,
+                condensed.scores,
+                target_count=target_count,
+                budget_tokens=budget_tokens,
+                preserve_recent=recent,
+                estimator=self.estimator,
+                keep=condensed.summaries,
+            )
+            kept = [condensed.messages[p] for p in inner.kept]
+            origin = [condensed.origin[p] for p in inner.kept]
+            result = _in_original_terms(inner, origin, messages, self.estimator)
+            switches = condensed.switches
         if conversation.conversation_id is not None:
             await self.repo.add_compression(
                 CompressionRecord(
@@ -159,7 +192,7 @@ class MessageScoringService:
                     dropped=result.dropped,
                 )
             )
-        return Compressed(result, scores, recent)
+        return Compressed(result, scores, recent, kept, origin, switches)
 
     async def conversation_scores(
         self, conversation_id: str, *, limit: int, after_index: int = -1
@@ -223,3 +256,21 @@ def _check_conversation_id(conversation_id: str) -> None:
         check_user_id(conversation_id)
     except InvalidInput as exc:
         raise InvalidInput("conversation_id must be 1-128 characters of [A-Za-z0-9_.:@-]") from exc
+
+
+def _in_original_terms(
+    inner: CompressionResult,
+    origin: Sequence[int | None],
+    messages: Sequence[ChatMessage],
+    estimator: TokenEstimator,
+) -> CompressionResult:
+    """A compression of the condensed conversation, told by the original indexes."""
+    kept = [i for i in origin if i is not None]
+    return CompressionResult(
+        kept=kept,
+        dropped=[i for i in range(len(messages)) if i not in set(kept)],
+        original_tokens=sum(estimator.message(m) for m in messages),
+        kept_tokens=inner.kept_tokens,
+        compression_rate=round(len(origin) / len(messages), 4),
+        target_exceeded_by=inner.target_exceeded_by,
+    )

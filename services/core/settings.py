@@ -406,6 +406,14 @@ class Settings(BaseSettings):
         ge=1,
         description="background scoring jobs that may wait; more are dropped and logged",
     )
+    # Seed 000 "Phase切换": an earlier phase keeps its messages scoring at least this.
+    phase_keep_score: float = Field(
+        default=8.0,
+        ge=0,
+        le=10,
+        description="messages of an earlier phase scoring at least this stay when compressing; "
+        "the rest become the phase's summary",
+    )
     compress_preserve_recent: int = Field(
         default=3, ge=0, description="newest messages smart_compress always keeps"
     )

@@ -182,3 +182,48 @@ async def test_without_conversation_id_nothing_is_stored(client: httpx.AsyncClie
     await score(client, messages=SEED_MESSAGES, task_context=TASK)
     stored = body(await client.get("/admin/conversations/conv-x/message-scores"), 200)
     assert stored["items"] == []
+
+
+PHASE_ONE, PHASE_TWO = "Phase 1: 重构认证", "Phase 2: 配置与测试"
+
+
+def in_phases(split: int) -> list[Json]:
+    return [
+        {**m, "phase": PHASE_ONE if i < split else PHASE_TWO} for i, m in enumerate(SEED_MESSAGES)
+    ]
+
+
+async def test_an_earlier_phase_keeps_what_scores_8_and_a_summary(
+    client: httpx.AsyncClient,
+) -> None:
+    # Seed 000 "Phase切换": the earlier phase's messages at or above 8.0 stay, the rest
+    # become "[Phase … 总结]"; the current phase (the last message's) is compressed as usual.
+    messages = in_phases(10)
+    result = await compress(client, messages=messages, task_context=TASK, target_count=15)
+    (phase,) = result["phases"]
+    assert phase["phase"] == PHASE_ONE
+    assert phase["kept"] == [0, 3, 5]  # the request, the decision, the edit
+    assert phase["summarized"] == [1, 2, 4, 6, 7, 8, 9]
+    assert phase["method"] == "extractive"
+    assert result["kept"] == [0, 3, 5, 10, 11, 12, 13, 14]
+    sent = result["messages"]
+    summary = sent[3]
+    assert summary["name"] == "phase_summary"
+    assert summary["content"].startswith(f"[Phase {PHASE_ONE} 总结]\n- ")
+    assert [m["content"] for m in sent[:3]] == [SEED_MESSAGES[i]["content"] for i in (0, 3, 5)]
+    assert [m["content"] for m in sent[4:]] == [m["content"] for m in SEED_MESSAGES[10:]]
+    # The phase in progress can be named: then phase 2 is the earlier one.
+    named = await compress(
+        client, messages=messages, task_context=TASK, target_count=15, current_phase=PHASE_ONE
+    )
+    assert [p["phase"] for p in named["phases"]] == [PHASE_TWO]
+    # A tight target still keeps the summary, like a system message.
+    tight = await compress(client, messages=messages, task_context=TASK, target_count=4)
+    assert any(m.get("name") == "phase_summary" for m in tight["messages"])
+    assert len(tight["messages"]) == 4
+
+
+async def test_without_phases_nothing_changes(client: httpx.AsyncClient) -> None:
+    result = await compress(client, messages=SEED_MESSAGES, task_context=TASK, target_count=8)
+    assert result["phases"] == []
+    assert result["kept"] == SEED_KEPT

@@ -99,3 +99,23 @@ def serve(llm: FakeLlm) -> Iterator[FakeLlm]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+class SummaryLlm(FakeLlm):
+    """Answers the summary prompt with headings and cards."""
+
+    def answer(self, prompt: str) -> tuple[int, str]:
+        if self.mode == "error":
+            return 500, "{}"
+        text = json.dumps(
+            {
+                "Goal": ["把缓存迁移到 Redis"],
+                "Decisions": ["端口定为 6039"],
+                "cards": [
+                    {"content": "缓存用 Redis，端口 6039", "type": "decision", "tags": ["redis"]},
+                    {"content": "ignored", "type": "nonsense"},
+                ],
+            },
+            ensure_ascii=False,
+        )
+        return 200, json.dumps({"choices": [{"message": {"content": f"```json\n{text}\n```"}}]})

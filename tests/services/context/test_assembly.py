@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -25,7 +23,7 @@ from services.context.summary import SUMMARY_NAME, sentence_score
 from services.context.tokens import HEURISTIC
 from services.core.errors import InvalidInput
 from services.text.analysis import TextAnalyzer
-from tests.services.context.llm_server import FakeLlm, serve
+from tests.services.context.llm_server import SummaryLlm
 
 OPTIONS = AssemblyOptions(dict(DEFAULT_SHARES), 4, 0.7, 0.8, 1200)
 WORDS = [
@@ -211,33 +209,6 @@ async def test_never_over_budget(analyzer: TextAnalyzer, seed: int) -> None:
     assert result.total_tokens <= budget
     assert sum(u.used for u in result.usage.values()) == result.total_tokens
     assert [m.name for m in result.messages].count(SUMMARY_NAME) <= 1
-
-
-class SummaryLlm(FakeLlm):
-    """Answers the summary prompt with headings and cards."""
-
-    def answer(self, prompt: str) -> tuple[int, str]:
-        if self.mode == "error":
-            return 500, "{}"
-        text = json.dumps(
-            {
-                "Goal": ["把缓存迁移到 Redis"],
-                "Decisions": ["端口定为 6039"],
-                "cards": [
-                    {"content": "缓存用 Redis，端口 6039", "type": "decision", "tags": ["redis"]},
-                    {"content": "ignored", "type": "nonsense"},
-                ],
-            },
-            ensure_ascii=False,
-        )
-        return 200, json.dumps({"choices": [{"message": {"content": f"```json\n{text}\n```"}}]})
-
-
-@pytest.fixture
-def summary_llm() -> Iterator[SummaryLlm]:
-    with serve(SummaryLlm()) as server:
-        assert isinstance(server, SummaryLlm)
-        yield server
 
 
 async def test_llm_writes_the_summary_and_cards(

@@ -1,0 +1,147 @@
+"""The phase switch of seed 000 ("Phase切换时自动压缩", ``switch_to_next_phase``).
+
+Messages may say which phase of work they belong to (``phase``); ``current_phase`` names
+the one in progress (by default the phase of the last message that names one). When
+compressing, each earlier phase is condensed as the seed does when a phase ends:
+
+1. its messages scoring at least ``PHASE_KEEP_SCORE`` (8.0, the seed's threshold) stay;
+2. the rest become one assistant message, ``[Phase <name> 总结]`` followed by the phase's
+   summary (the LLM's when one is configured, else extractive), placed after the phase's
+   last message; it is kept like a system message by the compression that follows.
+
+The seed scores a phase's messages against the phase's goal; here they are scored as the
+rest of the conversation is (the task context, the LLM's prompt naming the current phase).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.messages import ChatMessage
+from services.context.scores import MessageScore
+from services.context.summary import candidates, fit_summary
+from services.context.summary_llm import llm_summary
+from services.context.tokens import TokenEstimator
+
+log = logging.getLogger(__name__)
+
+PHASE_SUMMARY_NAME: Final = "phase_summary"
+PHASE_SUMMARY_TOKENS: Final = 400
+
+
+@dataclass(frozen=True)
+class PhaseSwitch:
+    """How one earlier phase was condensed."""
+
+    phase: str
+    kept: list[int]  # its messages at or above the threshold
+    summarized: list[int]  # its messages folded into the summary
+    summary: ChatMessage | None
+    method: str  # "llm" or "extractive" ("" when nothing was summarised)
+
+
+@dataclass
+class Condensed:
+    """The conversation after the phase switch, with where each message came from."""
+
+    messages: list[ChatMessage] = field(default_factory=list)
+    scores: list[MessageScore] = field(default_factory=list)
+    origin: list[int | None] = field(default_factory=list)  # None: a phase summary
+    summaries: list[int] = field(default_factory=list)  # positions of the summaries
+    switches: list[PhaseSwitch] = field(default_factory=list)
+
+
+def current_phase(messages: Sequence[ChatMessage], requested: str | None) -> str | None:
+    """The phase in progress: the one asked for, else the last message's that names one."""
+    if requested:
+        return requested
+    return next((m.phase for m in reversed(messages) if m.phase), None)
+
+
+def earlier_phases(messages: Sequence[ChatMessage], current: str | None) -> dict[str, list[int]]:
+    """Indexes of the non-system messages of every phase but the current, in order."""
+    found: dict[str, list[int]] = {}
+    for index, message in enumerate(messages):
+        if message.phase and message.phase != current and not message.is_system:
+            found.setdefault(message.phase, []).append(index)
+    return found
+
+
+class PhaseSwitcher:
+    """Condenses earlier phases; see the module docstring."""
+
+    def __init__(
+        self,
+        estimator: TokenEstimator,
+        keywords: Callable[[str], list[str]],
+        llm: ChatCompletionsClient | None = None,
+    ) -> None:
+        self.estimator = estimator
+        self.keywords = keywords
+        self.llm = llm
+
+    async def condense(
+        self,
+        messages: Sequence[ChatMessage],
+        scores: Sequence[MessageScore],
+        requested: str | None,
+        threshold: float,
+    ) -> Condensed | None:
+        """The conversation with its earlier phases condensed; None when there are none."""
+        phases = earlier_phases(messages, current_phase(messages, requested))
+        if not phases:
+            return None
+        switches: dict[int, PhaseSwitch] = {}  # by the phase's last message
+        for phase, indexes in phases.items():
+            kept = [i for i in indexes if scores[i].total >= threshold]
+            folded = [i for i in indexes if i not in set(kept)]
+            summary, method = await self._summary(phase, messages, scores, folded)
+            switches[indexes[-1]] = PhaseSwitch(phase, kept, folded, summary, method)
+        gone = {i for s in switches.values() for i in s.summarized}
+        out = Condensed(switches=list(switches.values()))
+        for index, message in enumerate(messages):
+            if index not in gone:
+                out.messages.append(message)
+                out.scores.append(scores[index])
+                out.origin.append(index)
+            switch = switches.get(index)
+            if switch is not None and switch.summary is not None:
+                out.summaries.append(len(out.messages))
+                out.messages.append(switch.summary)
+                out.scores.append(scores[index])  # never ranked: kept like a system message
+                out.origin.append(None)
+        return out
+
+    async def _summary(
+        self,
+        phase: str,
+        messages: Sequence[ChatMessage],
+        scores: Sequence[MessageScore],
+        folded: Sequence[int],
+    ) -> tuple[ChatMessage | None, str]:
+        if not folded:
+            return None, ""
+        title = f"[Phase {phase} 总结]"
+        budget = PHASE_SUMMARY_TOKENS - self.estimator.count(title)
+        method = "extractive"
+        chosen = None
+        if self.llm is not None:
+            try:
+                found, _cards = await llm_summary(
+                    self.llm, [(i, messages[i]) for i in folded], None
+                )
+                chosen = fit_summary(found, budget, self.estimator)
+                method = "llm"
+            except LlmUnavailable as exc:
+                log.warning("LLM phase summary unavailable (%s); extractive instead", exc)
+        if chosen is None:
+            method = "extractive"
+            found = candidates([(i, messages[i], scores[i].total) for i in folded], None)
+            chosen = fit_summary(found, budget, self.estimator)
+        bullets = [f"- {text}" for _, text in chosen[0].bullets] if chosen else []
+        content = "\n".join([title, *bullets]) if bullets else title
+        return ChatMessage("assistant", content, name=PHASE_SUMMARY_NAME, phase=phase), method
