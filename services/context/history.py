@@ -19,22 +19,19 @@ reconstruction around it (seed 001 §4, seed 003 §1-§2).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from services.context.cards import Card, cards_from_candidates
 from services.context.levels import Item, Level, LevelCompressor
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.llm_client import ChatCompletionsClient
 from services.context.messages import ChatMessage
 from services.context.profile import ProfileFact, ProfileLoader, profile_block
-from services.context.summary import Summary, candidates, fit_summary, parse_summary
-from services.context.summary_llm import llm_summary
+from services.context.summary import Summary, parse_summary
+from services.context.summary_writer import write_summary
 from services.context.tokens import TokenEstimator
 from services.context.window import Trigger, WindowStart
-
-log = logging.getLogger(__name__)
 
 # After a summary the history is brought down to this share of its budget, so the next
 # turns do not summarise again at once (seed 003 §6 retained_ratio 0.6).
@@ -224,29 +221,16 @@ class HistoryPlanner:
         budget: int,
         had_previous: bool,
     ) -> SummaryOutcome | None:
-        messages, scores = given.messages, given.scores
-        cards: list[Card] = []
-        method = "extractive"
-        chosen = None
-        if self.llm is not None:
-            try:
-                found, cards = await llm_summary(
-                    self.llm, [(i, messages[i]) for i in indexes], previous
-                )
-                chosen = fit_summary(found, budget, self.estimator)
-                method = "llm"
-            except LlmUnavailable as exc:
-                log.warning("LLM summary unavailable (%s); writing an extractive summary", exc)
-                cards = []
-        if chosen is None:
-            method = "extractive"
-            found = candidates([(i, messages[i], scores[i]) for i in indexes], previous)
-            chosen = fit_summary(found, budget, self.estimator)
-            if chosen is None:
-                return None
-            cards = cards_from_candidates(chosen[1], self.keywords)
-        summary, _kept = chosen
-        return SummaryOutcome(summary.message(), method, list(indexes), had_previous, cards)
+        items = [(i, given.messages[i], given.scores[i]) for i in indexes]
+        written = await write_summary(self.llm, items, previous, budget, self.estimator)
+        if written is None:
+            return None
+        cards = written.llm_cards
+        if written.method == "extractive":
+            cards = cards_from_candidates(written.kept, self.keywords)
+        return SummaryOutcome(
+            written.summary.message(), written.method, list(indexes), had_previous, cards
+        )
 
 
 def _merge_previous(messages: Sequence[ChatMessage], summaries: Sequence[int]) -> Summary | None:

@@ -15,19 +15,15 @@ rest of the conversation is (the task context, the LLM's prompt naming the curre
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.llm_client import ChatCompletionsClient
 from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
-from services.context.summary import candidates, fit_summary
-from services.context.summary_llm import llm_summary
+from services.context.summary_writer import write_summary
 from services.context.tokens import TokenEstimator
-
-log = logging.getLogger(__name__)
 
 PHASE_SUMMARY_NAME: Final = "phase_summary"
 PHASE_SUMMARY_TOKENS: Final = 400
@@ -127,21 +123,9 @@ class PhaseSwitcher:
             return None, ""
         title = f"[Phase {phase} 总结]"
         budget = PHASE_SUMMARY_TOKENS - self.estimator.count(title)
-        method = "extractive"
-        chosen = None
-        if self.llm is not None:
-            try:
-                found, _cards = await llm_summary(
-                    self.llm, [(i, messages[i]) for i in folded], None
-                )
-                chosen = fit_summary(found, budget, self.estimator)
-                method = "llm"
-            except LlmUnavailable as exc:
-                log.warning("LLM phase summary unavailable (%s); extractive instead", exc)
-        if chosen is None:
-            method = "extractive"
-            found = candidates([(i, messages[i], scores[i].total) for i in folded], None)
-            chosen = fit_summary(found, budget, self.estimator)
-        bullets = [f"- {text}" for _, text in chosen[0].bullets] if chosen else []
-        content = "\n".join([title, *bullets]) if bullets else title
+        items = [(i, messages[i], scores[i].total) for i in folded]
+        written = await write_summary(self.llm, items, None, budget, self.estimator)
+        bullets = [f"- {text}" for _, text in written.summary.bullets] if written else []
+        content = "\n".join([title, *bullets])
+        method = written.method if written else "extractive"
         return ChatMessage("assistant", content, name=PHASE_SUMMARY_NAME, phase=phase), method
