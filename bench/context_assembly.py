@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from bench.data import Generator
 from bench.measure import LatencySeries, ratio, timed
-from bench.scenarios import Context, recall_once
+from bench.scenarios import TOP_K, Context, recall_once
 from services.context.context_service import ContextRequest, ContextService
 from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
@@ -40,7 +40,12 @@ def conversation(gen: Generator, question: str) -> list[ChatMessage]:
 async def context_assembly(ctx: Context, user: str, size: int, queries: int) -> dict[str, Any]:
     """Assembly latency for ``user`` (``size`` memories) next to its recall alone."""
     settings = ctx.settings.model_copy(
-        update={"context_track_recalls": False, "context_memory_cards": False}
+        # The floor's recall depth (CONTEXT_MEMORY_TOP_K's default is seed 003's 5).
+        update={
+            "context_track_recalls": False,
+            "context_memory_cards": False,
+            "context_memory_top_k": TOP_K,
+        }
     )
     scorer = MessageImportanceScorer(ctx.analyzer, settings)  # rules only
     gen = Generator(ctx.seed + size + 5)
