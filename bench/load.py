@@ -278,6 +278,7 @@ async def load_tenant(
         "user_id": user_id,
         "memory_count": plan.memories,
         "total_doc_length": total_length,
+        "write_version": 1,  # one batch through the service is one write
         "created_at": now,
         "updated_at": now,
     }

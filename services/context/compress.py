@@ -75,8 +75,9 @@ def smart_compress(
     if len(scores) != len(messages):
         raise ValueError("one score per message")
     costs = [estimator.message(m) for m in messages]
-    system = [i for i, m in enumerate(messages) if m.is_system or i in keep]
-    others = [i for i in range(len(messages)) if i not in set(system)]
+    forced = set(keep)
+    system = [i for i, m in enumerate(messages) if m.is_system or i in forced]
+    others = [i for i, m in enumerate(messages) if not (m.is_system or i in forced)]
     system_tokens = sum(costs[i] for i in system)
     if target_count is not None and target_count < len(system):
         raise InvalidInput(

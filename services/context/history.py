@@ -118,7 +118,7 @@ class HistoryPlanner:
         """See the module docstring. ``profile`` is awaited only when a summary is written."""
         messages, costs = given.messages, given.costs
         old = [i for i in given.history if start is not None and i < start.index]
-        window = [i for i in given.history if i not in set(old)]
+        window = list(given.history[len(old) :])  # the history is in message order
         total = sum(costs[i] for i in window) + sum(costs[i] for i in given.summaries)
         over = total > limits.summary_threshold * limits.free
         if not old and not over and not limits.short_of_headroom:

@@ -266,9 +266,10 @@ def _in_original_terms(
 ) -> CompressionResult:
     """A compression of the condensed conversation, told by the original indexes."""
     kept = [i for i in origin if i is not None]
+    kept_set = set(kept)
     return CompressionResult(
         kept=kept,
-        dropped=[i for i in range(len(messages)) if i not in set(kept)],
+        dropped=[i for i in range(len(messages)) if i not in kept_set],
         original_tokens=sum(estimator.message(m) for m in messages),
         kept_tokens=inner.kept_tokens,
         compression_rate=round(len(origin) / len(messages), 4),

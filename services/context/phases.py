@@ -94,7 +94,7 @@ class PhaseSwitcher:
         switches: dict[int, PhaseSwitch] = {}  # by the phase's last message
         for phase, indexes in phases.items():
             kept = [i for i in indexes if scores[i].total >= threshold]
-            folded = [i for i in indexes if i not in set(kept)]
+            folded = [i for i in indexes if scores[i].total < threshold]
             summary, method = await self._summary(phase, messages, scores, folded)
             switches[indexes[-1]] = PhaseSwitch(phase, kept, folded, summary, method)
         gone = {i for s in switches.values() for i in s.summarized}
