@@ -79,24 +79,21 @@ class BackgroundScorer:
         return self._worker is not None and not self._worker.done() and not self._queue.full()
 
     def submit(self, job: ScoringJob) -> bool:
-        """Queue a job; False (logged) when the queue is full or the worker stopped."""
+        """Queue a job; False (dropped and logged) when the queue is full or stopped."""
         if self._worker is None or self._worker.done():
-            log.warning(
-                "background scoring is not running; %d messages keep rule scores", len(job.pending)
-            )
-            self.dropped += 1
+            self.drop(job, "background scoring is not running")
             return False
         try:
             self._queue.put_nowait(job)
         except asyncio.QueueFull:
-            self.dropped += 1
-            log.warning(
-                "background scoring queue full (%d jobs); %d messages keep their rule scores",
-                self._queue.maxsize,
-                len(job.pending),
-            )
+            self.drop(job, f"background scoring queue full ({self._queue.maxsize} jobs)")
             return False
         return True
+
+    def drop(self, job: ScoringJob, why: str) -> None:
+        """Count and log a job that will not run: its messages keep their rule scores."""
+        self.dropped += 1
+        log.warning("%s; %d messages keep their rule scores", why, len(job.pending))
 
     async def drain(self) -> None:
         """Wait until every queued job has been scored and written."""

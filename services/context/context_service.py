@@ -146,7 +146,6 @@ class ContextService:
         return (
             self.settings.message_score_background
             and self.background is not None
-            and self.background.accepting
             and self.scorer.has_llm
         )
 
@@ -186,7 +185,10 @@ class ContextService:
         if background is not None and pending:
             # The LLM's answers fill the scorer's cache for the next assembly (seed 000).
             job = ScoringJob(tuple(request.messages), task, pending)
-            submit_after_commit(self.session, background, job)
+            if background.accepting:
+                submit_after_commit(self.session, background, job)
+            else:
+                background.drop(job, "background scoring queue full or stopped")
 
         async def profile() -> list[ProfileFact]:
             rows = await self.memories.profile(user_id, MAX_PROFILE_FACTS)

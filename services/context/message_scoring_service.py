@@ -14,7 +14,7 @@ committed, for the next request to use.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -101,9 +101,9 @@ class MessageScoringService:
         wanted = conversation.background
         if wanted is None:
             wanted = self.settings.message_score_background
-        if not wanted or self.background is None or not self.scorer.has_llm:
+        if not wanted or not self.scorer.has_llm:
             return None
-        return self.background if self.background.accepting else None
+        return self.background
 
     async def score(self, conversation: Conversation) -> list[MessageScore]:
         """A score per message; persisted when the conversation has an id."""
@@ -112,14 +112,18 @@ class MessageScoringService:
             await self._reuse_llm_answers(conversation, task)
         background = self._in_background(conversation)
         scores = await self.scorer.score(conversation.messages, task, ask_llm=background is None)
-        if conversation.conversation_id is not None:
-            await self._persist(conversation, task, scores)
         pending = tuple(s.index for s in scores if s.pending)
         if background is not None and pending:
             job = ScoringJob(
                 tuple(conversation.messages), task, pending, conversation.conversation_id
             )
-            submit_after_commit(self.session, background, job)
+            if background.accepting:
+                submit_after_commit(self.session, background, job)
+            else:  # bounded: an overloaded LLM is not asked inline instead
+                background.drop(job, "background scoring queue full or stopped")
+                scores = [replace(s, pending=False) for s in scores]
+        if conversation.conversation_id is not None:
+            await self._persist(conversation, task, scores)
         return scores
 
     async def compress(

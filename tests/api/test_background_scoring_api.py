@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from api.app import create_app
 from services.context.background_scoring import BackgroundScorer, ScoringJob, submit_after_commit
 from services.context.message_scorer import build_message_scorer
+from services.context.message_scoring_service import Conversation, MessageScoringService
 from services.context.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
@@ -201,3 +202,26 @@ async def test_a_job_is_queued_only_when_the_request_commits(
     await worker.drain()
     assert len(llm.requests) == 1
     await worker.close()
+
+
+async def test_a_full_queue_answers_with_rules_and_never_asks_inline(
+    analyzer: TextAnalyzer,
+    llm: FakeLlm,
+    db: Database,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    worker, _ = job(analyzer, llm, 1, db, clock)  # never started: nothing is accepted
+    settings = Settings(_env_file=None, llm_base_url=llm.base_url)
+    conversation = Conversation(
+        [ChatMessage(m["role"], m["content"]) for m in MESSAGES], TASK, background=True
+    )
+    with caplog.at_level(logging.WARNING, logger="services.context.background_scoring"):
+        async with db.unit_of_work() as session:
+            service = MessageScoringService(session, settings, worker.scorer, clock, worker)
+            scores = await service.score(conversation)
+    assert [s.method for s in scores] == ["rule"] * 4
+    assert not any(s.pending for s in scores)
+    assert llm.requests == []
+    assert worker.dropped == 1
+    assert "keep their rule scores" in caplog.text

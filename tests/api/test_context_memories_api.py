@@ -5,7 +5,7 @@ real app on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -184,7 +184,7 @@ async def test_every_kind_of_write_invalidates(client: httpx.AsyncClient) -> Non
     one = await remember(client, "alice", TEA[0])
     two = await remember(client, "alice", TEA[1])
     base = f"/v1/users/alice/memories/{one['id']}"
-    writes = {
+    writes: dict[str, Callable[[], Awaitable[httpx.Response]]] = {
         "link": lambda: client.post(f"{base}/links", json={"target_id": two["id"]}),
         "edit": lambda: client.patch(base, json={"content": "Alice drinks white tea"}),
         "supersede": lambda: client.post(f"{base}/supersede", json={"by": two["id"]}),
