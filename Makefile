@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 SCALE ?= small
+# Where the LoCoMo and MemoryBank datasets are read from (never copied into the project).
+DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression clean
@@ -45,7 +47,7 @@ revision: $(STAMP) ## make revision m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval locomo --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
+	$(BIN)/jarvis-memory eval locomo --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
 
 # The embeddings extra on top of the test install: torch first, so pip takes the CPU wheel.
 $(VENV)/.embeddings: $(STAMP)
@@ -54,7 +56,7 @@ $(VENV)/.embeddings: $(STAMP)
 	touch $@
 
 eval-embedding: $(VENV)/.embeddings ## LoCoMo recall with EMBEDDING_PROVIDER=local beside the offline default; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval locomo --embedding local --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
+	$(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
 docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
 	$(BIN)/python -m docsgen
@@ -63,7 +65,7 @@ bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
-	$(BIN)/jarvis-memory eval compression --data ../shared/datasets/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
+	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info
