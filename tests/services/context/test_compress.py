@@ -81,3 +81,24 @@ def test_system_messages_must_fit() -> None:
         smart_compress([SYSTEM, SYSTEM], scored([0, 0]), target_count=1)
     with pytest.raises(ValueError, match="one score per message"):
         smart_compress(MESSAGES, scored(TOTALS[:2]), target_count=3)
+
+
+def test_every_system_message_is_kept_not_only_the_first() -> None:
+    # Fixtures above hold one system message; a second one, mid-conversation, is as binding.
+    messages = [
+        SYSTEM,
+        ChatMessage("user", "first question"),
+        ChatMessage("system", "Answer in French."),
+        ChatMessage("user", "second question"),
+        ChatMessage("user", "third question"),
+    ]
+    result = smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=4)
+    assert result.kept == [0, 2, 3, 4]  # both system messages, then the two most recent
+    assert result.dropped == [1]
+    costs = [HEURISTIC.message(m) for m in messages]
+    # Both system messages count against a token budget: room for exactly one more message.
+    budget = costs[0] + costs[2] + costs[4]
+    by_tokens = smart_compress(messages, scored([0, 9, 0, 1, 1]), budget_tokens=budget)
+    assert by_tokens.kept == [0, 2, 4]
+    with pytest.raises(InvalidInput, match="2 system messages"):
+        smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=1)
