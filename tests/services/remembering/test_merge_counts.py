@@ -80,3 +80,15 @@ async def test_a_repeat_inside_the_batch_brings_its_emotion_too(services: Servic
     memory = await services.get("u", outcomes[0][0])
     assert (memory.mention_count, memory.emotion_tags) == (2, ["urgent"])
     assert memory.emotion_score == pytest.approx(1.0)
+
+
+async def test_repeats_inside_the_batch_keep_every_tag(services: Services) -> None:
+    outcomes = await _add_many(
+        services,
+        [
+            NewMemory(content=PLAIN, emotion_tags=["urgent"]),
+            NewMemory(content=PLAIN, emotion_tags=["无所谓"]),
+        ],
+    )
+    memory = await services.get("u", outcomes[0][0])
+    assert (memory.emotion_tags, memory.emotion_score) == (["urgent", "无所谓"], 1.0)

@@ -60,6 +60,8 @@ memories = st.builds(
 # (and the other way round), and an old memory at exactly the floor.
 BOTH_ACTIVITIES = [Drawn(3, 20.0, 7.0, 12.0, 0.0, 0), Drawn(3, 20.0, 12.0, 7.0, 0.0, 0)]
 AT_THE_FLOOR = [Drawn(0, 60.0, None, None, 0.5, 0)]
+# Out of the 0..1 range (an import, a manual edit): clamped to its bound by both.
+OUT_OF_RANGE = [Drawn(1, 0.0, None, None, 1.5, 9), Drawn(1, 0.0, None, None, -0.5, 0)]
 
 
 def _at(now: datetime, days_ago: float | None) -> datetime | None:
@@ -121,7 +123,7 @@ async def _assert_scored_as_the_scorer(services: Services, user: str, path: str)
     later_days=st.floats(min_value=0.0, max_value=90.0, allow_nan=False),
     recalled=st.lists(st.booleans(), min_size=6, max_size=6),
 )
-@example(drawn=BOTH_ACTIVITIES + AT_THE_FLOOR, later_days=0.0, recalled=[False] * 6)
+@example(drawn=BOTH_ACTIVITIES + AT_THE_FLOOR + OUT_OF_RANGE, later_days=0.0, recalled=[False] * 6)
 @example(drawn=BOTH_ACTIVITIES + AT_THE_FLOOR, later_days=3.5, recalled=[True] * 6)
 async def test_every_sql_path_scores_as_the_pure_scorer(
     services: Services,

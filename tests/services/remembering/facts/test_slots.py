@@ -47,6 +47,12 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
         ("My favorite food is sushi", "favorite:food", "sushi"),
         ("my dog's name is Max", "pet:dog", "max"),
         ("My dentist is now Dr. Li", "dentist", "dr li"),
+        # How a value is cleaned: cut at a conjunction, punctuation to spaces, trailing
+        # dots stripped, a leading article dropped.
+        ("我住在北京但是想搬家", "residence", "北京"),
+        ("My name is Ann (Annie)", "name", "ann annie"),
+        ("I live in Paris...", "residence", "paris"),
+        ("I moved to the Netherlands", "residence", "netherlands"),
     ],
 )
 def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None:

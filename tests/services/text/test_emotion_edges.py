@@ -1,0 +1,52 @@
+"""Emotion analysis where `make mutation` found the tests silent: the nearest of two
+negators, a pseudo-negation before a real one, an adverb two words back, the edges of the
+constructor's ranges, longest-first matching of a custom lexicon, and rounding."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.text import EmotionAnalyzer, EmotionMatch
+
+
+def test_the_nearest_of_two_negators_decides(analyzer: EmotionAnalyzer) -> None:
+    # 不知道为什么不担心: the first 不 is far out of the window, the second right before.
+    result = analyzer.analyze("不知道为什么不担心")
+    assert result.matches == [EmotionMatch("担心", 0.0, negated=True, modifier=1.0)]
+
+
+def test_a_masked_pseudo_negation_keeps_the_positions_of_what_follows(
+    analyzer: EmotionAnalyzer,
+) -> None:
+    # 不过 ("but") is masked, character for character; the 不 after it still negates.
+    result = analyzer.analyze("不过不担心")
+    assert result.matches == [EmotionMatch("担心", 0.0, negated=True, modifier=1.0)]
+
+
+def test_an_english_adverb_two_words_back_still_modifies(analyzer: EmotionAnalyzer) -> None:
+    result = analyzer.analyze("I am so deeply worried")
+    assert result.matches == [EmotionMatch("worried", 0.84, negated=False, modifier=1.2)]
+
+
+def test_the_constructor_accepts_the_ends_of_its_ranges() -> None:
+    silent = EmotionAnalyzer(lexicon={"meh": 0.0}, explicit_tag_weight=0.0)
+    assert silent.analyze("meh", explicit_tags=["x"]).score == 0.0
+    assert silent.analyze("meh").tags == ["meh"]
+    loud = EmotionAnalyzer(explicit_tag_weight=1.0)
+    assert loud.analyze("", explicit_tags=["x"]).score == 1.0
+    with pytest.raises(ValueError, match=r"^explicit_tag_weight must be within 0\.\.1$"):
+        EmotionAnalyzer(explicit_tag_weight=-0.1)
+    with pytest.raises(ValueError, match=r"^lexicon keyword '!!' has no letters or digits$"):
+        EmotionAnalyzer(lexicon={"!!": 0.5})
+
+
+def test_a_longer_english_phrase_wins_over_its_first_word() -> None:
+    custom = EmotionAnalyzer(lexicon={"worried": 0.7, "worried sick": 1.0})
+    assert custom.analyze("I am worried sick").matches == [
+        EmotionMatch("worried sick", 1.0, negated=False, modifier=1.0)
+    ]
+
+
+def test_weights_are_rounded_to_four_places() -> None:
+    # 0.7 x 1.2 is 0.84 in the results, not 0.8399999999999999.
+    assert EmotionAnalyzer(lexicon={"foo": 0.12345}).analyze("foo").score == 0.1235
