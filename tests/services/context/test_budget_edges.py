@@ -1,6 +1,7 @@
 """ContextBudgetManager at the edges: zero, exactly full, partial shares, and what each
-refusal says. test_budget.py checks the ordinary cases; these are the ones where ``<`` and
-``<=`` differ, which `make mutation` found unchecked."""
+refusal says (anchored: a message is shown to callers). test_budget.py checks the
+ordinary cases; these are the ones where ``<`` and ``<=`` differ, which `make mutation`
+found unchecked."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_a_zero_budget_is_valid_and_holds_nothing_but_zero() -> None:
     assert budget.can_add("memories", 0)
     assert budget.add("memories", 0)
     assert not budget.can_add("memories", 1)
-    with pytest.raises(ValueError, match="the total budget must not be negative"):
+    with pytest.raises(ValueError, match=r"^the total budget must not be negative$"):
         ContextBudgetManager(-1)
 
 
@@ -41,9 +42,9 @@ def test_missing_shares_count_as_zero_and_the_remainder_is_the_reserve() -> None
     assert _allocations(budget) == [50, 0, 0, 50]
     # Float noise over 1.0 is tolerated; a real excess is not.
     assert _allocations(ContextBudgetManager(100, {"history": 1.0 + 1e-9})) == [100, 0, 0, 0]
-    with pytest.raises(ValueError, match="shares must not be negative"):
+    with pytest.raises(ValueError, match=r"^shares must not be negative$"):
         ContextBudgetManager(100, {"history": -0.1})
-    with pytest.raises(BudgetExceeded, match="the shares add up to more than 1"):
+    with pytest.raises(BudgetExceeded, match=r"^the shares add up to more than 1$"):
         ContextBudgetManager(100, {"history": 0.6, "memories": 0.5})
 
 
@@ -67,7 +68,7 @@ def test_reallocation_may_empty_a_section_or_match_its_use_exactly() -> None:
     budget.add("history", 120)
     budget.reallocate({"reserve": 0, "history": 120})
     assert _allocations(budget) == [120, 500, 150, 0]
-    with pytest.raises(BudgetExceeded, match="an allocation must not be negative"):
+    with pytest.raises(BudgetExceeded, match=r"^an allocation must not be negative$"):
         budget.reallocate({"system": -1})
     with pytest.raises(BudgetExceeded, match="allocations add up to 1001, over the total 1000"):
         budget.reallocate({"memories": 731})
