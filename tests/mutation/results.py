@@ -67,14 +67,21 @@ class ModuleScore:
 
 
 def read_mutants(mutants_dir: Path) -> list[Mutant]:
-    """Every mutant of every mutated file, in file and name order."""
+    """Every mutant of every mutated file, in file, function and number order."""
     found: list[Mutant] = []
     for meta in sorted(mutants_dir.rglob("*.py.meta")):
         relative = meta.relative_to(mutants_dir).with_suffix("")  # services/x/y.py
         module = ".".join(relative.with_suffix("").parts)
         codes: dict[str, int | None] = json.loads(meta.read_text("utf-8"))["exit_code_by_key"]
-        found.extend(Mutant(name, module, verdict(code)) for name, code in sorted(codes.items()))
+        ordered = sorted(codes.items(), key=lambda item: _natural(item[0]))
+        found.extend(Mutant(name, module, verdict(code)) for name, code in ordered)
     return found
+
+
+def _natural(name: str) -> tuple[str, int]:
+    """``f__mutmut_10`` after ``f__mutmut_9``."""
+    function, _, number = name.rpartition("__mutmut_")
+    return function, int(number) if number.isdigit() else -1
 
 
 def scores(mutants: list[Mutant]) -> list[ModuleScore]:

@@ -50,3 +50,20 @@ def test_a_longer_english_phrase_wins_over_its_first_word() -> None:
 def test_weights_are_rounded_to_four_places() -> None:
     # 0.7 x 1.2 is 0.84 in the results, not 0.8399999999999999.
     assert EmotionAnalyzer(lexicon={"foo": 0.12345}).analyze("foo").score == 0.1235
+
+
+@pytest.mark.parametrize("text", ["不，急需处理", "不\n急需处理"])
+def test_punctuation_and_newlines_end_a_negators_reach(
+    analyzer: EmotionAnalyzer, text: str
+) -> None:
+    # 不 is within three characters of 急需, but in the clause before.
+    assert analyzer.analyze(text).matches == [EmotionMatch("急需", 1.0, False, 1.0)]
+
+
+def test_a_negated_keyword_does_not_hide_the_ones_after_it(analyzer: EmotionAnalyzer) -> None:
+    result = analyzer.analyze("不急，但是我担心")
+    assert (result.tags, result.score) == (["担心"], 0.7)
+
+
+def test_an_unknown_explicit_tag_keeps_its_spelling(analyzer: EmotionAnalyzer) -> None:
+    assert analyzer.analyze("", explicit_tags=["My Trip", "URGENT"]).tags == ["My Trip", "urgent"]
