@@ -67,3 +67,29 @@ def test_a_negated_keyword_does_not_hide_the_ones_after_it(analyzer: EmotionAnal
 
 def test_an_unknown_explicit_tag_keeps_its_spelling(analyzer: EmotionAnalyzer) -> None:
     assert analyzer.analyze("", explicit_tags=["My Trip", "URGENT"]).tags == ["My Trip", "urgent"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [("好焦虑, urgent", ["焦虑", "urgent"]), ("urgent，好焦虑", ["urgent", "焦虑"])],
+)
+def test_tags_keep_the_order_of_the_text_across_languages(
+    analyzer: EmotionAnalyzer, text: str, tags: list[str]
+) -> None:
+    assert analyzer.analyze(text).tags == tags
+
+
+@pytest.mark.parametrize(
+    ("text", "keyword"), [("I am not worried but urgent", "urgent"), ("别担心急", "急")]
+)
+def test_a_negator_before_the_previous_keyword_is_out_of_reach(
+    analyzer: EmotionAnalyzer, text: str, keyword: str
+) -> None:
+    # The look-back stops at the previous match: its negator was for it.
+    assert analyzer.analyze(text).tags == [keyword]
+
+
+def test_without_an_adverb_the_second_look_back_is_the_first(analyzer: EmotionAnalyzer) -> None:
+    # 不 is six characters back: out of reach from the keyword, and there is no adverb
+    # whose start would move the look-back closer to it.
+    assert analyzer.analyze("不知道为什么担心").matches == [EmotionMatch("担心", 0.7, False, 1.0)]

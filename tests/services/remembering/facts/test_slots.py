@@ -53,6 +53,9 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
         ("My name is Ann (Annie)", "name", "ann annie"),
         ("I live in Paris...", "residence", "paris"),
         ("I moved to the Netherlands", "residence", "netherlands"),
+        # A two-word key keeps its one space.
+        ("My favorite ice cream is mango", "favorite:ice cream", "mango"),
+        ("My home town is Lyon", "home town", "lyon"),
     ],
 )
 def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None:
@@ -68,6 +71,7 @@ def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None
         "我在找工作",
         "我叫了外卖",
         "我的意思是不要",  # an opinion, not an attribute
+        "我的想法是去北京",  # an opinion, however well-formed its value
         "My family is awesome - me, the missus and the kids",
         "我的工作很忙",  # a state
         "你住在哪里？",
