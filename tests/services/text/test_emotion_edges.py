@@ -71,7 +71,11 @@ def test_an_unknown_explicit_tag_keeps_its_spelling(analyzer: EmotionAnalyzer) -
 
 @pytest.mark.parametrize(
     ("text", "tags"),
-    [("好焦虑, urgent", ["焦虑", "urgent"]), ("urgent，好焦虑", ["urgent", "焦虑"])],
+    [
+        ("好焦虑, urgent", ["焦虑", "urgent"]),
+        ("urgent，好焦虑", ["urgent", "焦虑"]),
+        ("urgent 好焦虑", ["urgent", "焦虑"]),  # one clause
+    ],
 )
 def test_tags_keep_the_order_of_the_text_across_languages(
     analyzer: EmotionAnalyzer, text: str, tags: list[str]

@@ -56,6 +56,8 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
         # A two-word key keeps its one space.
         ("My favorite ice cream is mango", "favorite:ice cream", "mango"),
         ("My home town is Lyon", "home town", "lyon"),
+        # An opinion word in a favourite's key is the key, not an opinion.
+        ("My favorite day is Sunday", "favorite:day", "sunday"),
     ],
 )
 def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None:
@@ -72,6 +74,8 @@ def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None
         "我叫了外卖",
         "我的意思是不要",  # an opinion, not an attribute
         "我的想法是去北京",  # an opinion, however well-formed its value
+        "My biggest worry is money",  # an opinion word inside a two-word key
+        "I: I live in Paris",  # "I" is no speaker's name: no "residence@i"
         "My family is awesome - me, the missus and the kids",
         "我的工作很忙",  # a state
         "你住在哪里？",
