@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 
 from models import MemoryScoreHistory, UserMemory
 from services.core.settings import Settings
+from services.repositories.memories import MemoryRepository
 from services.scoring.jobs import run_rescore
 from services.scoring.scorer import ImportanceScorer
 from tests.conftest import FakeClock
@@ -168,3 +169,16 @@ async def test_escalation_marks_a_crossing_keeps_a_stay_and_clears_a_fall(
         "falling": ("medium", None, None),
         "low": ("low", None, None),
     }
+
+
+async def test_rescoring_by_id_touches_only_the_named_users_memories(
+    services: Services, clock: FakeClock
+) -> None:
+    # An id of another user's memory, passed by mistake, must not rescore that memory.
+    theirs = await services.add("them", "their note about the garden")
+    clock.advance(days=30)
+    async with services.db.unit_of_work() as session:
+        await MemoryRepository(session).rescore(
+            services.settings, clock(), "me", [theirs.id], "write"
+        )
+    assert (await services.get("them", theirs.id)).scored_at == theirs.scored_at

@@ -75,6 +75,7 @@ def test_an_unknown_explicit_tag_keeps_its_spelling(analyzer: EmotionAnalyzer) -
         ("好焦虑, urgent", ["焦虑", "urgent"]),
         ("urgent，好焦虑", ["urgent", "焦虑"]),
         ("urgent 好焦虑", ["urgent", "焦虑"]),  # one clause
+        ("好焦虑 urgent", ["焦虑", "urgent"]),
     ],
 )
 def test_tags_keep_the_order_of_the_text_across_languages(
@@ -97,3 +98,10 @@ def test_without_an_adverb_the_second_look_back_is_the_first(analyzer: EmotionAn
     # 不 is six characters back: out of reach from the keyword, and there is no adverb
     # whose start would move the look-back closer to it.
     assert analyzer.analyze("不知道为什么担心").matches == [EmotionMatch("担心", 0.7, False, 1.0)]
+
+
+@pytest.mark.parametrize("quote", ["\u2019", "\u2018"])
+def test_a_curly_quote_either_way_makes_a_negating_contraction(
+    analyzer: EmotionAnalyzer, quote: str
+) -> None:
+    assert analyzer.analyze(f"I really don{quote}t worry").tags == []
