@@ -9,7 +9,7 @@ SCALE ?= small
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,5 +67,13 @@ bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
 
+# The mutation extra (mutmut) on top of the test install.
+$(VENV)/.mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,mutation]'
+	touch $@
+
+mutation: $(VENV)/.mutation ## mutmut over the core modules (long; not part of make test); writes docs/mutation.md (POSTGRES=1: also PostgreSQL)
+	nice -n 15 $(BIN)/python -m tests.mutation $(if $(POSTGRES),--postgres,)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info
+	rm -rf mutants $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info

@@ -15,11 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
+from hypothesis import Phase
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from api.app import create_app
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
+from services.repositories import driver_sql, recall_count_sql, scoring_sql
 from services.text.analysis import TextAnalyzer
 from tests.db_backends import fresh_database, migrate, postgres_server_url
 from tests.factories import Services
@@ -44,6 +47,31 @@ class FakeClock:
     def advance(self, **delta: float) -> None:
         """Move forward by ``timedelta(**delta)``."""
         self.now += timedelta(**delta)
+
+
+if "MUTANT_UNDER_TEST" in os.environ:
+    # Under `make mutation` a failing example is all that counts: shrinking it (dozens
+    # of database round trips per step) only ran the mutant into mutmut's timeout.
+    hypothesis_settings.register_profile(
+        "mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate]
+    )
+    hypothesis_settings.load_profile("mutation")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _statements_built_by_this_session() -> None:
+    """Under ``make mutation`` (docs/mutation.md) only: forget the prebuilt SQL.
+
+    mutmut forks each mutant's pytest session from a process that already ran the
+    tests, so the scoring statements that process built and cached once per settings
+    (scoring_sql._BUILT and its kin) would be the unmutated ones, and a mutant of the
+    scoring SQL would survive on every path that reads the cache.
+    """
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return
+    scoring_sql._BUILT.clear()
+    recall_count_sql._BUILT.clear()
+    driver_sql.driver_statement.cache_clear()
 
 
 @pytest.fixture

@@ -114,12 +114,12 @@ async def test_cli_runs_on_a_temporary_sqlite_and_writes_reports(
     assert report["dataset"]["questions_evaluated"] == 3
     assert report["dataset"]["questions_skipped"] == 2
     assert len(report["dataset"]["sha256"]) == 64
-    assert report["ingest"] == {
-        "turns": 8,
-        "memories": 7,
-        "merged_turns": 1,
-        "seconds": pytest.approx(report["ingest"]["seconds"]),
-    }
+    ingest = dict(report["ingest"])
+    # A duration: only its type and sign are the report's to promise, not its size.
+    seconds = ingest.pop("seconds")
+    assert isinstance(seconds, float)
+    assert seconds > 0.0
+    assert ingest == {"turns": 8, "memories": 7, "merged_turns": 1}
     service = report["systems"]["jarvis-memory"]["recall"]
     assert service["1-5"] == {
         "questions": 3,

@@ -110,3 +110,47 @@ def test_system_messages_must_fit() -> None:
         smart_compress([SYSTEM, SYSTEM], scored([0, 0]), target_count=1)
     with pytest.raises(ValueError, match="one score per message"):
         smart_compress(MESSAGES, scored(TOTALS[:2]), target_count=3)
+
+
+def test_every_system_message_is_kept_not_only_the_first() -> None:
+    # Fixtures above hold one system message; a second one, mid-conversation, is as binding.
+    messages = [
+        SYSTEM,
+        ChatMessage("user", "first question"),
+        ChatMessage("system", "Answer in French."),
+        ChatMessage("user", "second question"),
+        ChatMessage("user", "third question"),
+    ]
+    result = smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=4)
+    assert result.kept == [0, 2, 3, 4]  # both system messages, then the two most recent
+    assert result.dropped == [1]
+    costs = [HEURISTIC.message(m) for m in messages]
+    # Both system messages count against a token budget: room for exactly one more message.
+    budget = costs[0] + costs[2] + costs[4]
+    by_tokens = smart_compress(messages, scored([0, 9, 0, 1, 1]), budget_tokens=budget)
+    assert by_tokens.kept == [0, 2, 4]
+    with pytest.raises(InvalidInput, match="2 system messages"):
+        smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=1)
+
+
+def test_limits_exactly_at_the_system_messages_keep_only_them() -> None:
+    two = [SYSTEM, ChatMessage("user", "hello"), ChatMessage("system", "Be kind.")]
+    assert smart_compress(two, scored([0, 5, 0]), target_count=2).kept == [0, 2]
+    system_tokens = HEURISTIC.message(two[0]) + HEURISTIC.message(two[2])
+    by_tokens = smart_compress(two, scored([0, 5, 0]), budget_tokens=system_tokens)
+    assert (by_tokens.kept, by_tokens.kept_tokens) == ([0, 2], system_tokens)
+    assert by_tokens.original_tokens == system_tokens + HEURISTIC.message(two[1])
+    with pytest.raises(
+        InvalidInput, match=r"^target_count 1 is below the 2 system messages, which are always"
+    ):
+        smart_compress(two, scored([0, 5, 0]), target_count=1)
+    with pytest.raises(InvalidInput, match=r"tokens, which are always kept$"):
+        smart_compress(two, scored([0, 5, 0]), budget_tokens=system_tokens - 1)
+    with pytest.raises(ValueError, match=r"^one score per message$"):
+        smart_compress(two, scored([0]), target_count=2)
+
+
+def test_an_empty_conversation_compresses_to_itself() -> None:
+    result = smart_compress([], [], target_count=3)
+    assert (result.kept, result.dropped, result.compression_rate) == ([], [], 1.0)
+    assert (result.original_tokens, result.kept_tokens) == (0, 0)

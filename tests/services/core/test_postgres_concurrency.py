@@ -23,6 +23,7 @@ from services.scoring.jobs import run_rescore
 from services.scoring.scorer import ImportanceScorer
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
+from tests.services.core.pg_waits import backend_pid, blocked_by
 
 USER = "concurrency-user"
 
@@ -190,8 +191,8 @@ async def test_an_add_waiting_for_its_user_holds_no_memory(
         held = "SELECT 1 FROM memory_users WHERE user_id = :u FOR UPDATE"
         await other_writer.execute(text(held), {"u": USER})
         adding = asyncio.create_task(add_linked())
-        await asyncio.sleep(0.5)
-        assert not adding.done()  # it waits for the user's row...
+        # It waits for the user's row (the server says so)...
+        await blocked_by(real_db.engine, await backend_pid(other_writer), adding)
         async with real_db.engine.connect() as probe:
             # ...holding none of the memories it will link to and rescore.
             locked = await probe.execute(
@@ -221,8 +222,8 @@ async def _waits_holding_none_of(
         hold = "SELECT 1 FROM user_memories WHERE id = :id FOR UPDATE"
         await other_writer.execute(text(hold), {"id": held})
         writing = asyncio.create_task(write)
-        await asyncio.sleep(0.5)
-        assert not writing.done()  # it waits for the held memory...
+        # It waits for the held memory (the server says so)...
+        await blocked_by(db.engine, await backend_pid(other_writer), writing)
         async with db.engine.connect() as probe:
             # ...holding none of the later ones it will write (FOR UPDATE NOWAIT would
             # fail on a locked row: "could not obtain lock on row").

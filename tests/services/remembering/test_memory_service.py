@@ -21,8 +21,12 @@ async def test_recall_adds_one_per_recall(services: Services) -> None:
 
 async def test_track_false_leaves_counts(services: Services) -> None:
     memory = await services.add("u", "I water the plants on Sundays")
-    await services.recall("u", "plants", track=False)
-    assert (await services.get("u", memory.id)).recall_count == 0
+    hits = await services.recall("u", "plants", track=False)
+    # Found, and so counted had it been tracked: an empty recall would pass vacuously.
+    assert [h.memory.id for h in hits] == [memory.id]
+    assert hits[0].memory.recall_count == 0
+    stored = await services.get("u", memory.id)
+    assert (stored.recall_count, stored.frequency_count, stored.last_recalled_at) == (0, 1, None)
 
 
 async def test_urgency_words_are_recognised(services: Services) -> None:

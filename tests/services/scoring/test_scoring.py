@@ -130,3 +130,15 @@ def test_seed_ranking_puts_the_emotional_memory_first(scorer: ImportanceScorer) 
     memories = {"low_freq": low_freq, "high_freq": high_freq, "emotional": emotional}
     ranked = sorted(memories, key=lambda name: -scorer.calculate_score(memories[name], NOW))
     assert ranked == ["emotional", "high_freq", "low_freq"]
+
+
+def test_contributions_are_named_by_component_and_emotion_is_clamped(
+    scorer: ImportanceScorer,
+) -> None:
+    # An emotion score outside 0..1 (an import, a manual edit) counts as its bound.
+    loud = scorer.breakdown(Facts(emotion_score=1.5, associated_count=10), NOW)
+    assert (loud.emotion, loud.impact) == (1.0, 1.0)
+    assert loud.contributions(scorer.settings) == pytest.approx(
+        {"frequency": 0.0, "recency": 0.20, "emotion": 0.25, "impact": 0.20}
+    )
+    assert scorer.breakdown(Facts(emotion_score=-0.5), NOW).emotion == 0.0

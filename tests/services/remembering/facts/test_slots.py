@@ -47,6 +47,17 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
         ("My favorite food is sushi", "favorite:food", "sushi"),
         ("my dog's name is Max", "pet:dog", "max"),
         ("My dentist is now Dr. Li", "dentist", "dr li"),
+        # How a value is cleaned: cut at a conjunction, punctuation to spaces, trailing
+        # dots stripped, a leading article dropped.
+        ("我住在北京但是想搬家", "residence", "北京"),
+        ("My name is Ann (Annie)", "name", "ann annie"),
+        ("I live in Paris...", "residence", "paris"),
+        ("I moved to the Netherlands", "residence", "netherlands"),
+        # A two-word key keeps its one space.
+        ("My favorite ice cream is mango", "favorite:ice cream", "mango"),
+        ("My home town is Lyon", "home town", "lyon"),
+        # An opinion word in a favourite's key is the key, not an opinion.
+        ("My favorite day is Sunday", "favorite:day", "sunday"),
     ],
 )
 def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None:
@@ -62,6 +73,9 @@ def test_statements_that_set_a_slot(content: str, slot: str, value: str) -> None
         "我在找工作",
         "我叫了外卖",
         "我的意思是不要",  # an opinion, not an attribute
+        "我的想法是去北京",  # an opinion, however well-formed its value
+        "My biggest worry is money",  # an opinion word inside a two-word key
+        "I: I live in Paris",  # "I" is no speaker's name: no "residence@i"
         "My family is awesome - me, the missus and the kids",
         "我的工作很忙",  # a state
         "你住在哪里？",
