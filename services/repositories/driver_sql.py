@@ -92,10 +92,19 @@ async def execute(
 async def _run(
     session: AsyncSession, statement: FixedStatement, params: Mapping[str, Any]
 ) -> Result[Any]:
-    """As the driver's SQL on PostgreSQL, through ``session.execute`` elsewhere."""
+    """As the driver's SQL on PostgreSQL, through ``session.execute`` elsewhere.
+
+    ``exec_driver_sql`` skips the session's autoflush, which ``session.execute`` does
+    first: a change made to a loaded memory (a repeat's new emotion) would stay in the
+    session while this statement (the merge's rescoring) read the old row. So pending
+    changes are flushed here as ``session.execute`` would (found by a test of issue 33:
+    the merge rescored with the old emotion on PostgreSQL only).
+    """
     connection = await session.connection()
     dialect = connection.dialect
     if dialect.name != "postgresql":
         return await session.execute(statement, params)
+    if session.autoflush and (session.new or session.dirty or session.deleted):
+        await session.flush()
     prepared = driver_statement(statement, dialect)
     return await connection.exec_driver_sql(prepared.sql, prepared.bind(params))

@@ -121,13 +121,16 @@ def test_every_system_message_is_kept_not_only_the_first() -> None:
         ChatMessage("user", "second question"),
         ChatMessage("user", "third question"),
     ]
-    result = smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=4)
+    # preserve_recent 2: the newest two are kept whatever their score (issue 31's rule).
+    result = smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=4, preserve_recent=2)
     assert result.kept == [0, 2, 3, 4]  # both system messages, then the two most recent
     assert result.dropped == [1]
     costs = [HEURISTIC.message(m) for m in messages]
     # Both system messages count against a token budget: room for exactly one more message.
     budget = costs[0] + costs[2] + costs[4]
-    by_tokens = smart_compress(messages, scored([0, 9, 0, 1, 1]), budget_tokens=budget)
+    by_tokens = smart_compress(
+        messages, scored([0, 9, 0, 1, 1]), budget_tokens=budget, preserve_recent=1
+    )
     assert by_tokens.kept == [0, 2, 4]
     with pytest.raises(InvalidInput, match="2 system messages"):
         smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=1)
@@ -135,16 +138,21 @@ def test_every_system_message_is_kept_not_only_the_first() -> None:
 
 def test_limits_exactly_at_the_system_messages_keep_only_them() -> None:
     two = [SYSTEM, ChatMessage("user", "hello"), ChatMessage("system", "Be kind.")]
-    assert smart_compress(two, scored([0, 5, 0]), target_count=2).kept == [0, 2]
+    # preserve_recent 0: nothing is kept past the limit for being new (issue 31's rule).
+    assert smart_compress(two, scored([0, 5, 0]), target_count=2, preserve_recent=0).kept == [0, 2]
     system_tokens = HEURISTIC.message(two[0]) + HEURISTIC.message(two[2])
     by_tokens = smart_compress(two, scored([0, 5, 0]), budget_tokens=system_tokens)
     assert (by_tokens.kept, by_tokens.kept_tokens) == ([0, 2], system_tokens)
     assert by_tokens.original_tokens == system_tokens + HEURISTIC.message(two[1])
     with pytest.raises(
-        InvalidInput, match=r"^target_count 1 is below the 2 system messages, which are always"
+        InvalidInput,
+        match=r"^target_count 1 is below the 2 system messages \(and phase summaries\), which",
     ):
         smart_compress(two, scored([0, 5, 0]), target_count=1)
-    with pytest.raises(InvalidInput, match=r"tokens, which are always kept$"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"tokens of the system messages \(and phase summaries\), which are always kept$",
+    ):
         smart_compress(two, scored([0, 5, 0]), budget_tokens=system_tokens - 1)
     with pytest.raises(ValueError, match=r"^one score per message$"):
         smart_compress(two, scored([0]), target_count=2)

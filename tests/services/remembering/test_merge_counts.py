@@ -42,19 +42,9 @@ async def test_a_repeat_with_a_new_emotion_raises_the_stored_score(services: Ser
     assert memory.emotion_score == pytest.approx(1.0)
 
 
-async def test_the_merge_rescores_with_the_new_emotion(
-    services: Services, database_url: str, request: pytest.FixtureRequest
-) -> None:
-    if database_url.startswith("postgresql"):
-        # PRODUCT BUG (reported, not fixed here: this issue changes tests only). On
-        # PostgreSQL the merge's rescoring runs as driver SQL (driver_sql.execute), which
-        # bypasses the ORM's autoflush, so it reads the emotion score the repeat has not
-        # yet flushed: the stored score stays the old one (0.433 for 0.683) until the
-        # next scheduled rescore. strict: this turns red once the bug is fixed, so the
-        # marker is removed then.
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="merge rescoring misses the unflushed emotion")
-        )
+async def test_the_merge_rescores_with_the_new_emotion(services: Services) -> None:
+    # On PostgreSQL the merge's rescoring runs as driver SQL, which once skipped the ORM's
+    # autoflush and read the old emotion (0.433 for 0.683): driver_sql now flushes first.
     stored = await services.add("u", PLAIN)
     await services.add("u", PLAIN, emotion_tags=["urgent"])
     memory = await services.get("u", stored.id)
