@@ -20,8 +20,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
-run: $(STAMP) ## serve on the embedded SQLite default (127.0.0.1:8000, docs at /docs)
-	$(BIN)/alembic upgrade head
+run: $(STAMP) ## serve on the embedded SQLite default (migrated on start; 127.0.0.1:8000, docs at /docs)
 	$(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)

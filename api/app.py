@@ -12,6 +12,7 @@ from fastapi import Depends, FastAPI
 from api.deps import AppState, require_service_key
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
+from api.loopback import LoopbackOnly
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
@@ -63,6 +64,8 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    if not settings.auth_enabled:
+        app.add_middleware(LoopbackOnly)
     v1 = [Depends(require_service_key)]
     auth_errors = error_responses(401)
     app.include_router(memories.router, dependencies=v1, responses=auth_errors)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import json
 import logging
 import sys
@@ -17,12 +16,20 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from api.http_protocol import JsonErrorsH11Protocol
+from api.loopback import is_loopback
 from api.presenters import job_run_out, memory_out
 from services.admin.admin_service import AdminService
 from services.core.clock import utcnow
 from services.core.db import Database
 from services.core.errors import DomainError
-from services.core.settings import Settings
+from services.core.health import Readiness, check_readiness
+from services.core.settings import (
+    LEGACY_SQLITE_PATH,
+    Settings,
+    default_database_url,
+    default_sqlite_path,
+)
 from services.embeddings.service import build_embeddings
 from services.evaluation.command import (
     add_compression_arguments,
@@ -36,16 +43,6 @@ from services.remembering.memory_service import MemoryService, NewMemory
 from services.remembering.reindex import reindex
 from services.scoring.jobs import run_embedding_backfill, run_rescore
 from services.text.analysis import TextAnalyzer
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _print(data: Any) -> None:
@@ -75,7 +72,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
     if args.workers == 1:
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        if refusal := prepare_database(settings):
+            print(f"error: not_migrated: {refusal}", file=sys.stderr)
+            return 2
+        uvicorn.run(
+            create_app(settings),
+            host=args.host,
+            port=args.port,
+            log_level="info",
+            http=JsonErrorsH11Protocol,
+        )
         return 0
     if make_url(settings.database_url).get_backend_name() == "sqlite":
         print(
@@ -95,8 +101,49 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         print(f"error: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
+    # After the port (refused at once), before any worker starts.
+    if refusal := prepare_database(settings):
+        holder.close()
+        print(f"error: not_migrated: {refusal}", file=sys.stderr)
+        return 2
     # This process becomes the supervisor, without the modules it imported.
     exec_supervisor("api.app:app_from_environment", holder, args.workers)
+
+
+def prepare_database(settings: Settings) -> str | None:
+    """Before serving: migrate the embedded SQLite database to head (it is this process's
+    own file, and an unmigrated one answered every write with a 500), or, for PostgreSQL,
+    refuse while its schema is behind (a shared server's migrations are the operator's
+    step, and replicas must not race them). Returns why serving is refused, or None.
+    """
+    url = settings.database_url
+    if make_url(url).get_backend_name() == "sqlite":
+        _mention_the_legacy_file(url)
+        from services.core.schema import upgrade
+
+        upgrade(url)
+        return None
+
+    async def readiness() -> Readiness:
+        found: Readiness = await _with_db(settings, check_readiness)
+        return found
+
+    ready = asyncio.run(readiness())
+    if ready.ready or not ready.database.startswith("not migrated"):
+        return None  # a database that is down is /readyz's to report, not a reason to quit
+    pending = ", ".join(ready.pending)
+    return f"the database is {ready.database} (pending: {pending})"
+
+
+def _mention_the_legacy_file(url: str) -> None:
+    """Earlier versions kept the embedded database in ./data of the working directory."""
+    if url == default_database_url() and LEGACY_SQLITE_PATH.exists():
+        print(
+            f"note: {LEGACY_SQLITE_PATH} is the embedded database of an earlier version; "
+            f"the default is now {default_sqlite_path()}: move the file there, or set "
+            f"DATABASE_URL=sqlite+aiosqlite:///{LEGACY_SQLITE_PATH.resolve()}",
+            file=sys.stderr,
+        )
 
 
 def cmd_migrate(_args: argparse.Namespace, settings: Settings) -> int:

@@ -20,7 +20,8 @@ from services.context.message_scorer import MessageImportanceScorer, build_messa
 from services.context.message_scoring_service import MessageScoringService
 from services.core.clock import Clock
 from services.core.db import Database
-from services.core.errors import Forbidden, Unauthorized
+from services.core.errors import Forbidden, NotReady, Unauthorized
+from services.core.health import check_readiness
 from services.core.settings import Settings
 from services.core.validation import MAX_ID, USER_ID_PATTERN
 from services.embeddings.service import Embeddings, build_embeddings
@@ -49,6 +50,8 @@ class AppState:
     knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
     # Seed 000's background scoring; the lifespan starts and stops its worker.
     background: BackgroundScorer = field(init=False)
+    # Set once the database was found migrated to head (api/deps.py:get_session).
+    schema_ready: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.message_scorer = build_message_scorer(self.analyzer, self.settings)
@@ -92,6 +95,13 @@ async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
     the response: 503 ``database_busy`` for contention, else 500 ``internal_error``.
     tests/api/test_commit_before_answer.py fails if a FastAPI upgrade changes that order.
     """
+    if not state.schema_ready:
+        # Until the schema is found at head (then never again): every write of an
+        # unmigrated database was a 500 "no such table" (issue 29).
+        readiness = await check_readiness(state.db)
+        if not readiness.ready:
+            raise NotReady(f"the database is not ready: {readiness.database}")
+        state.schema_ready = True
     async with state.db.unit_of_work() as session:
         yield session
 

@@ -10,10 +10,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from api.schemas.errors import ErrorOut
 from services.core.db import is_contention
 from services.core.errors import DatabaseBusy, DomainError
+from services.core.validation import CONTENT_PATTERN, TEXT_PATTERN, USER_ID_PATTERN
 
 # Seconds a client should wait before retrying a request the database was too busy for.
 RETRY_AFTER_SECONDS = 1
@@ -57,10 +59,27 @@ async def _internal(_request: Request, _exc: Exception) -> JSONResponse:
     return error_response(500, "internal_error", "the server failed to answer this request")
 
 
+# What a pattern means, for the message: "should match pattern '^[^\x00]*$'" says little.
+_PATTERNS = {
+    TEXT_PATTERN: "must not contain NUL characters",
+    CONTENT_PATTERN: "must not be blank or contain NUL characters",
+    USER_ID_PATTERN: "must be 1-128 characters of [A-Za-z0-9_.:@-], not . or ..",
+}
+
+
+def _message(error: Any) -> str:
+    if error.get("type") == "string_unicode":
+        return "must be valid Unicode (a lone surrogate is not)"
+    pattern = (error.get("ctx") or {}).get("pattern")
+    if error.get("type") == "string_pattern_mismatch" and pattern in _PATTERNS:
+        return _PATTERNS[pattern]
+    return str(error.get("msg", ""))
+
+
 async def _validation(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = [
-        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+        {"loc": list(e.get("loc", ())), "msg": _message(e), "type": e.get("type")}
         for e in exc.errors()
     ]
     first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
@@ -68,16 +87,35 @@ async def _validation(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "invalid_input", f"{where}: {first['msg']}", errors)
 
 
-async def _http(_request: Request, exc: Exception) -> JSONResponse:
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed(request: Request) -> str:
+    """Every method some route serves at this path: Starlette's Allow names only those of
+    the first route that matched the path (POST, where GET is served too)."""
+    routes = request.app.router.routes
+    return ", ".join(
+        method
+        for method in _METHODS
+        if any(r.matches({**request.scope, "method": method})[0] is Match.FULL for r in routes)
+    )
+
+
+async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 400:
         # Starlette's "error parsing the body" (e.g. JSON nested too deep to parse) is bad
         # input like any other malformed body, which FastAPI answers with 422.
         return error_response(422, "invalid_input", str(exc.detail))
     codes = {404: "not_found", 405: "method_not_allowed"}
-    return error_response(
+    response = error_response(
         exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)
     )
+    # Starlette's own headers, and on a 405 the Allow that RFC 9110 requires.
+    response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = _allowed(request)
+    return response
 
 
 def install_error_handlers(app: FastAPI) -> None:

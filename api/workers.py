@@ -72,7 +72,10 @@ def _worker(host: str, port: int, factory: str, log_level: str) -> None:
     """One worker process: its own socket on the port, its own app, loop and pool."""
     sock = reuse_port_socket(host, port)
     # The factory is imported here, in the worker: an app cannot be handed to a process.
-    uvicorn.Server(uvicorn.Config(factory, factory=True, log_level=log_level)).run(sockets=[sock])
+    from api.http_protocol import JsonErrorsH11Protocol  # the worker's, not the supervisor's
+
+    config = uvicorn.Config(factory, factory=True, log_level=log_level, http=JsonErrorsH11Protocol)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def _stop(workers: list[multiprocessing.process.BaseProcess]) -> None:

@@ -233,6 +233,30 @@ def server_memory_table(results: dict[str, Any]) -> Table:
     return head, rows
 
 
+def soak_table(results: dict[str, Any]) -> Table:
+    """RSS after each window of the soak, and its growth per 10k requests by half."""
+    head = ["backend", "requests", "RSS MiB by window (requests so far)", "errors"]
+    head += ["MiB / 10k, 1st half", "MiB / 10k, 2nd half"]
+    rows = []
+    for backend, s in _sections(results, "soak"):
+        points = ", ".join(f"{p['rss_mib']:.0f} ({p['requests']:,})" for p in s["series"])
+
+        def growth(value: float | None) -> str:
+            return "-" if value is None else f"{value:+.1f}"
+
+        rows.append(
+            [
+                backend,
+                f"{s['requests']:,}",
+                points,
+                str(s["errors"]),
+                growth(s["growth_mib_per_10k_first_half"]),
+                growth(s["growth_mib_per_10k_second_half"]),
+            ]
+        )
+    return head, rows
+
+
 def load_table(results: dict[str, Any]) -> Table:
     """The bulk load of each measured tenant (filler tenants summed)."""
     head = ["backend", "tenant", "statements", "memories", "merged", "near-dup dropped"]
@@ -285,6 +309,7 @@ def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
         ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
         ("HTTP under load: CPU ms per request", http_cpu_table(results)),
         ("Server memory after the load", server_memory_table(results)),
+        ("Server memory over a soak of new words", soak_table(results)),
         ("Bulk load", load_table(results)),
     ]
     # A section no backend measured (a step added later, a partial run) gets no table.
@@ -433,6 +458,15 @@ floor's follows the ratio of these totals: it says where a recall's time goes.
 and the on-disk size of the database it serves (`pg_database_size`, or the SQLite file
 and its WAL). With several processes, summed over the workers, their supervisor and
 multiprocessing's resource tracker.
+
+**Soak** (bench/soak.py). One server as above; {c.get("soak_windows", 0)} windows of
+{c.get("soak_seconds", 0):g} s of {c.get("soak_clients", 0)} clients sending adds (50%),
+recalls (35%, untracked) and message scoring (15%), every text with words no earlier
+request used, so every cache keyed by a word or a text meets only new keys. The
+server's VmRSS after each window, against the requests served so far; growth per 10k
+requests over the first and the second half of the windows (a cache that fills, then
+evicts, grows in the first half only; a leak grows in both). Every per-text cache is
+bounded in the characters it keeps as well as in entries (services/core/text_cache.py).
 """
 
 

@@ -210,6 +210,9 @@ async def run_bench(
             "load_repetitions": scale.load_reps,
             "load_workers": scale.load_workers,
             "load_recall_share": RECALL_SHARE,
+            "soak_clients": scale.soak_clients,
+            "soak_seconds": scale.soak_seconds,
+            "soak_windows": scale.soak_windows,
             "steps": [name for name, _ in STEPS],
         },
         "machine": {

@@ -34,6 +34,9 @@ class Scale:
     load_seconds: float = 30.0
     load_reps: int = 3
     load_workers: int = 2  # the PostgreSQL server's processes in the second HTTP load
+    soak_clients: int = 16  # bench/soak.py: the server's RSS over windows of new words
+    soak_seconds: float = 20.0
+    soak_windows: int = 8
 
     def filler(self, backend: str) -> list[int]:
         """Memory counts of the filler tenants for ``backend``."""
@@ -57,6 +60,9 @@ SCALES = {
         load_clients=8,
         load_seconds=0.5,
         load_reps=1,
+        soak_clients=4,
+        soak_seconds=0.5,
+        soak_windows=2,
     ),
     "small": Scale(
         "small",
@@ -65,6 +71,7 @@ SCALES = {
         queries=30,
         ingest_batch=1_000,
         load_seconds=10.0,
+        soak_seconds=10.0,
     ),
     "full": Scale(
         "full",

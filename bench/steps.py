@@ -23,6 +23,7 @@ from bench.http_load import http_under_load
 from bench.plan import Plan
 from bench.rescore_recall import recall_during_rescore
 from bench.scales import Scale, tenant_name
+from bench.soak import soak as soak_load
 
 Log = Callable[[str], None]
 
@@ -123,6 +124,24 @@ async def http_load_workers(run: BackendRun) -> dict[str, Any] | None:
     return await _load(run, run.scale.load_workers)
 
 
+async def soak(run: BackendRun) -> dict[str, Any]:
+    """The server's RSS over windows of requests that all bring new words."""
+    s = run.scale
+    run.log(
+        f"[{run.backend}] soak: {s.soak_windows} x {s.soak_seconds:g}s, {s.soak_clients} clients"
+    )
+    return await soak_load(
+        run.ctx.clock.now,
+        run.ctx.seed,
+        run.database_url,
+        [user for user, _ in run.tenants],
+        clients=s.soak_clients,
+        seconds=s.soak_seconds,
+        windows=s.soak_windows,
+        log_path=run.tmp_dir / f"server-{run.backend}-soak.log",
+    )
+
+
 STEPS: list[tuple[str, Step]] = [
     ("recall", recall),
     ("ingest", ingest),
@@ -131,4 +150,5 @@ STEPS: list[tuple[str, Step]] = [
     ("context_assembly", context_assembly),
     ("http_load", http_load),
     ("http_load_workers", http_load_workers),
+    ("soak", soak),
 ]

@@ -32,8 +32,8 @@ async def fresh_service(url: str) -> AsyncIterator[httpx.AsyncClient]:
     )
     app = create_app(settings, clock=walkthrough.frozen_clock())
     async with (
-        # No startup deadline: loading jieba's dictionaries takes seconds on a busy machine.
-        LifespanManager(app, startup_timeout=None),
+        # Its default 5 s to start (jieba's dictionaries) was too short on a loaded machine.
+        LifespanManager(app, startup_timeout=120, shutdown_timeout=120),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://docs") as c,
     ):
         yield c

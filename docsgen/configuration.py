@@ -38,6 +38,10 @@ the service with a message naming the variable. JSON settings take a JSON object
 
 
 def _default(field: FieldInfo) -> Any:
+    # A default computed per machine (a path in the user's home) is shown as its rule.
+    extra = field.json_schema_extra
+    if isinstance(extra, dict) and "doc_default" in extra:
+        return extra["doc_default"]
     return field.get_default(call_default_factory=True)
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -27,6 +26,7 @@ from services.text.analysis import TextAnalyzer
 from tests.db_backends import fresh_database, migrate, postgres_server_url
 from tests.factories import Services
 from tests.providers import ProviderServer
+from tests.timing import lifespan
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BACKENDS = ["sqlite"] + (["postgresql"] if postgres_server_url() else [])
@@ -139,9 +139,7 @@ async def client(
     """The real app over ASGI, lifespan included, on the test's database."""
     app = create_app(settings, db=db, clock=clock)
     async with (
-        # No startup deadline (asgi-lifespan's is 5 s): the first app of a test process
-        # loads jieba's dictionaries, which takes longer than that on a loaded machine.
-        LifespanManager(app, startup_timeout=None),
+        lifespan(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
     ):
         yield http
@@ -162,9 +160,11 @@ def provider_server() -> Iterator[ProviderServer]:
 
 
 @pytest.fixture
-def provider(provider_server: ProviderServer) -> ProviderServer:
-    """The loopback embeddings + rerank server, answering normally and with no history."""
+def provider(provider_server: ProviderServer) -> Iterator[ProviderServer]:
+    """The loopback embeddings + rerank server, answering normally and with no history;
+    afterwards any answer it still holds (``slow``) is let go."""
     provider_server.mode = "ok"
     provider_server.fail_after = None
     provider_server.requests.clear()
-    return provider_server
+    yield provider_server
+    provider_server.release()

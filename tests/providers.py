@@ -4,7 +4,8 @@ The embedding "model" is a toy with a concept table, so a paraphrase that shares
 with its query still lands near it: each known word adds 1 to its concept's axis, any
 other word but a stopword to one of a few hashed axes. The reranker scores a document by
 the share of the query's concepts it holds. ``mode`` switches every answer to a failure: ``slow``
-(sleeps past any test timeout), ``malformed`` (valid JSON of the wrong shape),
+(answers only once released, so every client timeout fires first, however loaded the
+machine), ``malformed`` (valid JSON of the wrong shape),
 ``garbage`` (not JSON), ``wrong_count`` (one vector short) or ``error`` (HTTP 500).
 """
 
@@ -13,12 +14,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.loopback import send_json
+from tests.timing import scaled
 
 CONCEPTS: dict[str, int] = {
     **dict.fromkeys(["sister", "sibling", "brother"], 0),
@@ -31,7 +32,22 @@ AXES = 12  # 5 concept axes, 7 hashed ones
 STOPWORDS = frozenset(
     ["a", "an", "and", "at", "i", "in", "is", "my", "of", "s", "the", "to", "which"]
 )
-SLOW_SECONDS = 2.0
+# A slow answer waits to be released (the provider fixture releases it after the test), at
+# most this long: a client gives up first whatever the machine's speed, since nothing is
+# answered before it does. Timing-dependent tests failed with a sleep of 2 s and a 0.5 s
+# timeout for answers that did come, on a loaded machine (issue 29, finding 11).
+HOLD_SECONDS = 60.0
+# How long a client waits for a provider that answers (scaled: a loaded machine is slow),
+# and for one that never does in time (it is held, so any timeout fires).
+ANSWER_TIMEOUT = scaled(10)
+GIVE_UP_TIMEOUT = 0.2
+
+
+def timeout_for(mode: str) -> float:
+    """The client timeout a test of ``mode`` should use."""
+    return GIVE_UP_TIMEOUT if mode == "slow" else ANSWER_TIMEOUT
+
+
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -62,6 +78,7 @@ class ProviderServer:
         self.mode = "ok"
         self.fail_after: int | None = None  # answer this many requests, then fail
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.released = threading.Event()  # lets held ("slow") answers go
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,7 +106,13 @@ class ProviderServer:
         self.thread.start()
         return self
 
+    def release(self) -> None:
+        """Let every held answer go, and hold the next ones again."""
+        self.released.set()
+        self.released = threading.Event()
+
     def stop(self) -> None:
+        self.release()
         self.server.shutdown()
         self.server.server_close()
 
@@ -101,7 +124,7 @@ class ProviderServer:
         if self.fail_after is not None and len(self.requests) > self.fail_after:
             mode = "error"
         if mode == "slow":
-            time.sleep(SLOW_SECONDS)
+            self.released.wait(HOLD_SECONDS)
         if mode == "error":
             return 500, {"error": {"message": "internal error"}}
         if mode == "malformed":

@@ -26,5 +26,6 @@ async def readyz(state: StateDep) -> JSONResponse:
         "database": result.database,
         "revision": result.revision,
         "head": result.head,
+        "pending_migrations": list(result.pending),
     }
     return JSONResponse(body, status_code=200 if result.ready else 503)

@@ -28,7 +28,10 @@ class ListQuery:
 async def list_query(
     order: Literal["importance", "recent"] = "importance",
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=512)] = None,
+    cursor: Annotated[
+        str | None,
+        Query(pattern=r"^[A-Za-z0-9_-]{1,512}$", description="next_cursor of the previous page"),
+    ] = None,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     level: Level | None = None,
     include_superseded: bool = False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictStr
 
 from api.schemas.common import Level, _Strict
 from api.schemas.memories import LinkOut, MemoryOut
@@ -52,7 +52,7 @@ class JobRunOut(BaseModel):
 class RescoreIn(_Strict):
     """Run rescoring now, for everyone or one user."""
 
-    user_id: Annotated[str, Field(pattern=USER_ID_PATTERN)] | None = None
+    user_id: Annotated[StrictStr, Field(pattern=USER_ID_PATTERN)] | None = None
 
 
 class AdminUserOut(BaseModel):

@@ -2,12 +2,51 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
 
 from models import MEMORY_TYPES
-from services.core.validation import MAX_CONTENT_CHARS, check_metadata, check_tags
+from services.core.validation import (
+    CONTENT_PATTERN,
+    MAX_CONTENT_CHARS,
+    MAX_EMOTION_TAGS,
+    MAX_TAG_CHARS,
+    TEXT_PATTERN,
+    check_created_at,
+    check_metadata,
+    check_tags,
+)
+
+# Request fields are strict (issue 29): no "5" or true for a number, no 1 for a boolean,
+# no number for a time. Every text field carries TEXT_PATTERN: no NUL, and since pydantic
+# matches a pattern on the string's UTF-8 form, no lone surrogate either (both were 500s).
+Int = StrictInt
+Bool = StrictBool
+Float = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+
+
+# Put on every text field of a request: Annotated[StrictStr, NoNul, Field(max_length=…)].
+NoNul = Field(pattern=TEXT_PATTERN)
+
+
+def _a_time_string(value: object) -> object:
+    """A time arrives as an ISO 8601 string (JSON has no other), never as a number."""
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an ISO 8601 time string with a timezone")
+    return value
+
 
 MemoryType = Literal[
     "fact", "preference", "goal", "decision", "constraint", "todo", "event", "code", "other"
@@ -20,10 +59,23 @@ Level = Literal["high", "medium", "low"]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
 
 
-Tags = Annotated[list[str], AfterValidator(check_tags)]
+Tag = Annotated[StrictStr, NoNul, Field(max_length=MAX_TAG_CHARS)]
 
 
-Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=r"\S")]
+Tags = Annotated[list[Tag], Field(max_length=MAX_EMOTION_TAGS), AfterValidator(check_tags)]
+
+
+Content = Annotated[
+    StrictStr, Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=CONTENT_PATTERN)
+]
+
+
+CreatedAt = Annotated[
+    datetime,
+    BeforeValidator(_a_time_string),
+    AfterValidator(check_created_at),
+    Field(description="When it was said (for imports): ISO 8601 with a timezone, years 1900-9998"),
+]
 
 
 assert set(MemoryType.__args__) == set(MEMORY_TYPES)  # type: ignore[attr-defined]

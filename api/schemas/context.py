@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from api.schemas.messages import ChatMessageIn, ConversationId
+from api.schemas.common import Bool, Int, NoNul
+from api.schemas.messages import ChatMessageIn, ConversationId, TaskContext, TaskTypeName
 from services.context.messages import MAX_MESSAGES
 from services.core.validation import MAX_TOP_K
 
@@ -19,16 +20,16 @@ class ContextIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)]
-    budget_tokens: Annotated[int, Field(ge=1, le=10_000_000)]
-    query: Annotated[str, Field(max_length=8000)] | None = Field(
+    budget_tokens: Annotated[Int, Field(ge=1, le=10_000_000)]
+    query: Annotated[StrictStr, NoNul, Field(max_length=8000)] | None = Field(
         default=None, description="what to recall memories for; default: the last user message"
     )
-    task_context: Annotated[str, Field(max_length=8000)] = ""
-    task_type: Annotated[str, Field(max_length=32)] | None = None
-    preserve_recent: Annotated[int, Field(ge=0, le=MAX_MESSAGES)] | None = Field(
+    task_context: TaskContext = ""
+    task_type: TaskTypeName | None = None
+    preserve_recent: Annotated[Int, Field(ge=0, le=MAX_MESSAGES)] | None = Field(
         default=None, description="newest messages always kept verbatim (CONTEXT_PRESERVE_RECENT)"
     )
-    extract_cards: bool | None = Field(
+    extract_cards: Bool | None = Field(
         default=None, description="save memory cards from a new summary (CONTEXT_MEMORY_CARDS)"
     )
     conversation_id: ConversationId | None = Field(

@@ -5,10 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictStr, model_validator
 
-from api.schemas.common import Content, Level, MemoryType, Metadata, Tags, _Strict
-from services.core.validation import MAX_BATCH_ITEMS, MAX_ID
+from api.schemas.common import (
+    Content,
+    CreatedAt,
+    Float,
+    Int,
+    Level,
+    MemoryType,
+    Metadata,
+    NoNul,
+    Tags,
+    _Strict,
+)
+from services.core.validation import MAX_BATCH_ITEMS, MAX_ID, check_batch_size
 
 
 class MemoryIn(_Strict):
@@ -16,18 +27,22 @@ class MemoryIn(_Strict):
 
     content: Content
     memory_type: MemoryType = "other"
-    source: Annotated[str, Field(max_length=128)] | None = None
+    source: Annotated[StrictStr, NoNul, Field(max_length=128)] | None = None
     metadata: Metadata = Field(default_factory=dict)
     emotion_tags: Tags = Field(default_factory=list)
-    created_at: datetime | None = Field(
-        default=None, description="When it was said (for imports); must carry a timezone."
-    )
+    created_at: CreatedAt | None = None
 
 
 class MemoryBatchIn(_Strict):
-    """Up to 1,000 statements, stored in order in one transaction."""
+    """Up to 1,000 statements and 1,000,000 characters of content, stored in order in one
+    transaction."""
 
     items: Annotated[list[MemoryIn], Field(min_length=1, max_length=MAX_BATCH_ITEMS)]
+
+    @model_validator(mode="after")
+    def _within_size(self) -> MemoryBatchIn:
+        check_batch_size([item.content for item in self.items])
+        return self
 
 
 class MemoryPatch(_Strict):
@@ -35,7 +50,7 @@ class MemoryPatch(_Strict):
 
     content: Content | None = None
     memory_type: MemoryType | None = None
-    source: Annotated[str, Field(max_length=128)] | None = None
+    source: Annotated[StrictStr, NoNul, Field(max_length=128)] | None = None
     metadata: Metadata | None = None
     emotion_tags: Tags | None = None
 
@@ -43,14 +58,14 @@ class MemoryPatch(_Strict):
 class LinkIn(_Strict):
     """Link this memory to another memory of the same user."""
 
-    target_id: Annotated[int, Field(ge=1, le=MAX_ID)]
-    weight: Annotated[float, Field(gt=0, le=100)] = 1.0
+    target_id: Annotated[Int, Field(ge=1, le=MAX_ID, description="not this memory's own id")]
+    weight: Annotated[Float, Field(gt=0, le=100)] = 1.0
 
 
 class SupersedeIn(_Strict):
     """The newer memory (of the same user) that replaces this one."""
 
-    by: Annotated[int, Field(ge=1, le=MAX_ID)]
+    by: Annotated[Int, Field(ge=1, le=MAX_ID, description="not this memory's own id")]
 
 
 class ScoresOut(BaseModel):

@@ -5,32 +5,47 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
+from api.schemas.common import Bool, Float, Int, NoNul, _Strict
 from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
+from services.context.weights import TASK_TYPE_ALIASES, TASK_TYPES
 from services.core.validation import USER_ID_PATTERN
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
-ConversationId = Annotated[str, Field(pattern=USER_ID_PATTERN)]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+ConversationId = Annotated[StrictStr, Field(pattern=USER_ID_PATTERN)]
+# The task types by name, English or the seed's Chinese (services/context/weights.py).
+TaskTypeName = Literal[
+    "default",
+    "refactor",
+    "debugging",
+    "requirements",
+    "代码重构",
+    "重构",
+    "bug调试",
+    "调试",
+    "debug",
+    "需求分析",
+    "requirements_analysis",
+    "默认",
+]
+assert set(TaskTypeName.__args__) == {*TASK_TYPES, *TASK_TYPE_ALIASES}  # type: ignore[attr-defined]
+TaskContext = Annotated[StrictStr, NoNul, Field(max_length=8000)]
 
 
 class ChatMessageIn(_Strict):
     """One chat message in the OpenAI chat-completions shape."""
 
     role: Role
-    content: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
-    name: Annotated[str, Field(max_length=128)] | None = None
-    id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    timestamp: float | None = Field(default=None, allow_inf_nan=False)
-    topic_change: bool = Field(
+    content: Annotated[StrictStr, NoNul, Field(max_length=MAX_MESSAGE_CHARS)]
+    name: Annotated[StrictStr, NoNul, Field(max_length=128)] | None = None
+    id: Annotated[StrictStr, NoNul, Field(min_length=1, max_length=128)] | None = None
+    timestamp: Float | None = None
+    topic_change: Bool = Field(
         default=False,
         description="this message starts a new topic: the window before it is summarised (context)",
     )
-    phase: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+    phase: Annotated[StrictStr, NoNul, Field(min_length=1, max_length=128)] | None = Field(
         default=None, description="the phase of work the message belongs to (compress)"
     )
 
@@ -51,19 +66,19 @@ class ScoreMessagesIn(_Strict):
     """Messages to score against a task."""
 
     messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)]
-    task_context: Annotated[str, Field(max_length=8000)] = ""
-    task_type: Annotated[str, Field(max_length=32)] | None = Field(
+    task_context: TaskContext = ""
+    task_type: TaskTypeName | None = Field(
         default=None, description="default, refactor, debugging, requirements (or 代码重构 …)"
     )
     conversation_id: ConversationId | None = Field(
         default=None, description="persist the scores (and reuse LLM answers) under this id"
     )
-    background: bool | None = Field(
+    background: Bool | None = Field(
         default=None,
         description="with an LLM: answer with rule scores now, let the LLM score the uncertain "
         "messages afterwards for the next request (default MESSAGE_SCORE_BACKGROUND)",
     )
-    current_phase: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+    current_phase: Annotated[StrictStr, NoNul, Field(min_length=1, max_length=128)] | None = Field(
         default=None,
         description="the phase of work in progress: named in the LLM's prompt; in compress, "
         "messages of earlier phases are condensed (seed 000)",
@@ -71,11 +86,24 @@ class ScoreMessagesIn(_Strict):
 
 
 class CompressMessagesIn(ScoreMessagesIn):
-    """Messages to compress to a target count and/or a token budget."""
+    """Messages to compress to a target count and/or a token budget (one is needed)."""
 
-    target_count: Annotated[int, Field(ge=1, le=MAX_MESSAGES)] | None = None
-    budget_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
-    preserve_recent: Annotated[int, Field(ge=0, le=MAX_MESSAGES)] | None = None
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [{"required": ["target_count"]}, {"required": ["budget_tokens"]}]
+        },
+    )
+
+    target_count: Annotated[Int, Field(ge=1, le=MAX_MESSAGES)] | None = None
+    budget_tokens: Annotated[Int, Field(ge=1, le=10_000_000)] | None = None
+    preserve_recent: Annotated[Int, Field(ge=0, le=MAX_MESSAGES)] | None = None
+
+    @model_validator(mode="after")
+    def _has_a_target(self) -> CompressMessagesIn:
+        if self.target_count is None and self.budget_tokens is None:
+            raise ValueError("give target_count or budget_tokens")
+        return self
 
 
 class MessageScoreOut(BaseModel):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from api.schemas.common import MemoryType, _Strict
+from api.schemas.common import Bool, Int, MemoryType, NoNul, _Strict
 from api.schemas.memories import MemoryOut
 from services.core.validation import MAX_CONTENT_CHARS, MAX_TOP_K
 from services.recall.ranking.query_types import QueryType
@@ -17,12 +17,12 @@ from services.recall.ranking.signals import SIGNALS
 class RecallIn(_Strict):
     """What the assistant is about to answer; empty means "what matters most"."""
 
-    query: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
-    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 5
-    explain: bool = False
-    track: bool = True
+    query: Annotated[StrictStr, NoNul, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    top_k: Annotated[Int, Field(ge=1, le=MAX_TOP_K)] = 5
+    explain: Bool = False
+    track: Bool = True
     types: list[MemoryType] = Field(default_factory=list)
-    include_superseded: bool = Field(
+    include_superseded: Bool = Field(
         default=False, description="Also recall memories a newer fact replaced (marked)."
     )
     rerank_mode: Literal["fast", "balanced", "quality"] | None = Field(

@@ -19,6 +19,7 @@ reconstruction around it (seed 001 §4, seed 003 §1-§2).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -126,7 +127,8 @@ class HistoryPlanner:
             return HistoryPlan(kept=kept, tokens=total)
         plan = HistoryPlan(window_start=start.index if old and start else None)
         if over or limits.short_of_headroom:
-            spare = self._fit_window(given, limits, window, plan)
+            # CPU only (compression levels, jieba): in a worker thread (issue 29).
+            spare = await asyncio.to_thread(self._fit_window, given, limits, window, plan)
         else:
             plan.kept = {i: messages[i] for i in window}
             spare = 0
@@ -227,7 +229,7 @@ class HistoryPlanner:
             return None
         cards = written.llm_cards
         if written.method == "extractive":
-            cards = cards_from_candidates(written.kept, self.keywords)
+            cards = await asyncio.to_thread(cards_from_candidates, written.kept, self.keywords)
         return SummaryOutcome(
             written.summary.message(), written.method, list(indexes), had_previous, cards
         )

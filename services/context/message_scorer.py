@@ -34,9 +34,10 @@ at 9-10 and a pleasantry at 0-2, so the seed's phase threshold (≥ 8.0) means w
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import partial
 
 from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
 from services.context.llm_client import ChatCompletionsClient
@@ -55,6 +56,7 @@ from services.context.weights import (
     resolve_task_type,
 )
 from services.core.settings import Settings
+from services.core.text_cache import TextCache
 from services.text import content_hash
 from services.text.analysis import TextAnalyzer
 
@@ -65,8 +67,9 @@ REQUEST_RELEVANCE_FLOOR = 7.0
 DIALOGUE_ROLES = frozenset({"user", "assistant"})
 NEIGHBOR_SHARE = 0.7
 NEIGHBOR_WINDOW = 2
-# Messages whose terms and rule scores one scorer remembers.
+# Messages whose terms and rule scores one scorer remembers, and their characters in all.
 ANALYSIS_CACHE_SIZE = 50_000
+ANALYSIS_CACHE_CHARS = 2_000_000
 # How far the dimensions move a message within its rule's band, each way.
 REFINEMENT_SPAN = 5.0
 
@@ -112,6 +115,10 @@ class ScoringTask:
         return task_key(self.context, self.task_type, self.phase)
 
 
+def _content_length(message: ChatMessage) -> int:
+    return len(message.content)
+
+
 class MessageImportanceScorer:
     """Scores a conversation's messages in one batch; see the module docstring."""
 
@@ -125,10 +132,13 @@ class MessageImportanceScorer:
     ) -> None:
         self._settings = settings
         # Cached per scorer: a conversation is re-scored as it grows and against new tasks.
-        self._terms = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(partial(text_terms, analyzer))
-        self._rules = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(rule_score)
-        self.content_hash = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(content_hash)
-        self._keywords = lru_cache(maxsize=ANALYSIS_CACHE_SIZE)(analyzer.topic_extractor.extract)
+        # Each bounded in the characters of the messages it keeps too (text_cache.py): a
+        # term Counter grows with its message, and a message may hold 200,000 characters.
+        size, chars = ANALYSIS_CACHE_SIZE, ANALYSIS_CACHE_CHARS
+        self._terms = TextCache(partial(text_terms, analyzer), size, chars)
+        self._rules = TextCache(rule_score, size, chars, size=_content_length)
+        self.content_hash = TextCache(content_hash, size, chars)
+        self._keywords = TextCache(analyzer.topic_extractor.extract, size, chars)
         self._llm = llm
         self.cache = cache if cache is not None else ScoreCache(settings.message_score_cache_size)
 
@@ -183,7 +193,8 @@ class MessageImportanceScorer:
         With ``ask_llm=False`` only earlier answers are used, and the uncertain messages
         the LLM has not answered yet are marked ``pending`` (seed 000
         ``async_score_and_compress``: the caller asks it in the background)."""
-        scores = self.score_rules(messages, task)
+        # Every message's terms and rules: CPU work, in a worker thread (issue 29).
+        scores = await asyncio.to_thread(self.score_rules, messages, task)
         threshold = self._settings.message_score_llm_threshold
         uncertain = [s.index for s in scores if s.confidence < threshold]
         if not uncertain or (self._llm is None and not len(self.cache)):

@@ -13,8 +13,10 @@ committed, for the next request to use.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -153,26 +155,34 @@ class MessageScoringService:
             condensed = await self.phases.condense(
                 messages, scores, conversation.current_phase, self.settings.phase_keep_score
             )
+        # smart_compress is CPU only (token counts of every message): in a worker thread
+        # (issue 29).
         if condensed is None:
-            result = smart_compress(
-                messages,
-                scores,
-                target_count=target_count,
-                budget_tokens=budget_tokens,
-                preserve_recent=recent,
-                estimator=self.estimator,
+            result = await asyncio.to_thread(
+                partial(
+                    smart_compress,
+                    messages,
+                    scores,
+                    target_count=target_count,
+                    budget_tokens=budget_tokens,
+                    preserve_recent=recent,
+                    estimator=self.estimator,
+                )
             )
             kept, origin = [messages[i] for i in result.kept], list[int | None](result.kept)
             switches: list[PhaseSwitch] = []
         else:
-            inner = smart_compress(
-                condensed.messages,
-                condensed.scores,
-                target_count=target_count,
-                budget_tokens=budget_tokens,
-                preserve_recent=recent,
-                estimator=self.estimator,
-                keep=condensed.summaries,
+            inner = await asyncio.to_thread(
+                partial(
+                    smart_compress,
+                    condensed.messages,
+                    condensed.scores,
+                    target_count=target_count,
+                    budget_tokens=budget_tokens,
+                    preserve_recent=recent,
+                    estimator=self.estimator,
+                    keep=condensed.summaries,
+                )
             )
             kept = [condensed.messages[p] for p in inner.kept]
             origin = [condensed.origin[p] for p in inner.kept]

@@ -15,6 +15,9 @@ ROLES: Final = ("system", "developer", "user", "assistant", "tool")
 SYSTEM_ROLES: Final = frozenset({"system", "developer"})
 MAX_MESSAGES: Final = 5000
 MAX_MESSAGE_CHARS: Final = 200_000  # tool output (a whole file) can be long
+# A conversation's text in all: scoring reads every character (jieba, 5-30 µs each), so
+# 5,000 messages of 200,000 characters would be hours of one core (issue 29).
+MAX_CONVERSATION_CHARS: Final = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -51,3 +54,5 @@ def validate_messages(messages: Sequence[ChatMessage]) -> None:
         if len(message.content) > MAX_MESSAGE_CHARS:
             raise InvalidInput(f"messages[{index}].content is over {MAX_MESSAGE_CHARS} characters")
         check_text(message.content, f"messages[{index}].content")
+    if sum(len(m.content) for m in messages) > MAX_CONVERSATION_CHARS:
+        raise InvalidInput(f"messages hold at most {MAX_CONVERSATION_CHARS} characters in all")

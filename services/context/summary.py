@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Final
 
 from services.context.levels import sentences
 from services.context.messages import ChatMessage
 from services.context.rules import rule_score
 from services.context.tokens import TokenEstimator
+from services.core.text_cache import text_cache
 from services.text import normalize_content
 from services.text.analysis import jaccard
 
@@ -185,14 +185,14 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_BULLET_CHARS else text[: MAX_BULLET_CHARS - 1] + "…"
 
 
-@lru_cache(maxsize=50_000)
+@text_cache(max_entries=50_000, max_chars=2_000_000)
 def sentence_score(sentence: str) -> float:
     """Rule-layer value of one sentence: its information and decision dimensions (0-10)."""
     rules = rule_score(ChatMessage("user", sentence))
     return max(rules.information, rules.decision)
 
 
-@lru_cache(maxsize=20_000)
+@text_cache(max_entries=20_000, max_chars=4_000_000)
 def _parts(content: str) -> tuple[tuple[str, str, float], ...]:
     """(text, heading, bonus) of every summarisable sentence of a message; cached because
     a conversation is summarised again at every turn."""
@@ -276,12 +276,13 @@ def fit_summary(
     return None
 
 
-@lru_cache(maxsize=50_000)
+@text_cache(max_entries=50_000, max_chars=2_000_000)
 def _normalized(text: str) -> str:
     return normalize_content(text)
 
 
-@lru_cache(maxsize=50_000)
+# A set of bigrams costs some 70 bytes per character of its text: at most 1M characters.
+@text_cache(max_entries=50_000, max_chars=1_000_000)
 def _bigrams(text: str) -> set[str]:
     folded = _normalized(text)
     return {folded[i : i + 2] for i in range(max(1, len(folded) - 1))}

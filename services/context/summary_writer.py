@@ -6,6 +6,7 @@ Shared by the rolling summary (:mod:`.history`) and the phase summary (:mod:`.ph
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,5 +49,8 @@ async def write_summary(
             chosen = fit_summary(found, budget, estimator)
             if chosen is not None:
                 return Written(chosen[0], chosen[1], "llm", cards)
-    chosen = fit_summary(candidates(items, previous), budget, estimator)
+    # The extractive summary is CPU only (cue words, jieba): in a worker thread (issue 29).
+    chosen = await asyncio.to_thread(
+        lambda: fit_summary(candidates(items, previous), budget, estimator)
+    )
     return None if chosen is None else Written(chosen[0], chosen[1], "extractive", [])

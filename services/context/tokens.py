@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from services.context.messages import ChatMessage
+from services.core.text_cache import text_cache
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,8 @@ _TIKTOKEN_BLOB: Final = "https://openaipublic.blob.core.windows.net/encodings/cl
 TokenCounter = Callable[[str], int]
 
 
-@lru_cache(maxsize=65_536)  # a conversation is estimated again at every turn
+# A conversation is estimated again at every turn; at most 4M characters of it kept.
+@text_cache(max_entries=65_536, max_chars=4_000_000)
 def heuristic_tokens(text: str) -> int:
     """Seed 001 §2.2 estimate of ``text`` (see the module docstring)."""
     cjk = words = symbols = 0

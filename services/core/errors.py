@@ -24,6 +24,13 @@ class InvalidInput(DomainError):
     status_code = 422
 
 
+class NotReady(DomainError):
+    """The database is down or its schema is behind the service's (run the migrations)."""
+
+    code = "not_ready"
+    status_code = 503
+
+
 class MemoryNotFound(DomainError):
     """No such memory for this user (another user's memory looks the same)."""
 

@@ -6,6 +6,7 @@ constructs them at import time.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -13,7 +14,23 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEFAULT_SQLITE_PATH = Path("data") / "jarvis_memory.db"
+# The embedded database of earlier versions, relative to the working directory: starting
+# from another folder silently opened a new, empty store (issue 29).
+LEGACY_SQLITE_PATH = Path("data") / "jarvis_memory.db"
+DEFAULT_DATABASE_DOC = "sqlite+aiosqlite:///$XDG_DATA_HOME/jarvis-memory/jarvis_memory.db"
+
+
+def default_sqlite_path() -> Path:
+    """The embedded database's file: the user's data directory (XDG), wherever the service
+    starts from. ``$XDG_DATA_HOME`` when it is an absolute path, else ~/.local/share."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "jarvis-memory" / "jarvis_memory.db"
+
+
+def default_database_url() -> str:
+    """``sqlite+aiosqlite:///`` and :func:`default_sqlite_path`."""
+    return f"sqlite+aiosqlite:///{default_sqlite_path().as_posix()}"
 
 
 def _split_keys(value: object) -> object:
@@ -73,8 +90,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     database_url: str = Field(
-        default=f"sqlite+aiosqlite:///{DEFAULT_SQLITE_PATH.as_posix()}",
-        description="SQLite file (embedded) or postgresql+asyncpg://user@host/db",
+        default_factory=default_database_url,
+        description="SQLite file (embedded) or postgresql+asyncpg://user@host/db; the "
+        "default is in the user's data directory (~/.local/share without XDG_DATA_HOME), "
+        "whatever the working directory",
+        json_schema_extra={"doc_default": DEFAULT_DATABASE_DOC},
     )
     db_pool_size: int = Field(
         default=10, ge=1, description="PostgreSQL pool size (overflow as much again)"

@@ -15,44 +15,90 @@ an exact prefix filter over the inverted index (services/remembering/near_duplic
 
 from __future__ import annotations
 
-from collections import Counter
+import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from models import UserMemory
 from services.core.settings import Settings
-from services.remembering.near_duplicates import probe
+from services.remembering.near_duplicates import (
+    NEAR_DUPLICATE_CANDIDATES,
+    Alignment,
+    most_held,
+    probe,
+    size_fits,
+)
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import SearchRepository
-from services.text.analysis import AnalyzedText, content_similarity, jaccard
+from services.text.analysis import AnalyzedText, jaccard
+from services.text.tokenizer import normalize_content
 
-# Verified candidates per new text, most probe terms first (a true near-duplicate holds
-# nearly all of them, so it ranks at the top).
-NEAR_DUPLICATE_CANDIDATES = 20
 # Up to this many texts to probe, the database counts each text's candidates on its own
 # (SearchRepository.most_held); beyond it, the postings of all probe terms are read once
 # and counted here for every text (see find_near_duplicates).
 FEW_TEXTS = 8
 
+Probe = tuple[list[str], int]
 
-def _most_held(probe: tuple[list[str], int], holders: Mapping[str, set[int]]) -> list[int]:
-    """The memories holding at least ``need`` probe terms, most held first (then newest).
 
-    A memory holding ``need`` of the k probe terms holds one of any k - need + 1 of them,
-    so the rarest k - need + 1 give every candidate; the other terms only add to the
-    counts of those candidates (set intersections and Counter updates, all in C: per
-    candidate membership tests were most of a batch's duplicate search, issue 5).
-    """
-    terms, need = probe
-    split = len(terms) - need + 1
-    held: Counter[int] = Counter()
-    for term in terms[:split]:
-        held.update(holders.get(term, ()))
-    candidates = set(held)
-    for term in terms[split:]:
-        held.update(holders.get(term, set()) & candidates)
-    ranked = sorted((i for i, n in held.items() if n >= need), key=lambda i: (-held[i], -i))
-    return ranked[:NEAR_DUPLICATE_CANDIDATES]
+def _probes(
+    analyses: Sequence[AnalyzedText], threshold: float, frequencies: Mapping[str, int]
+) -> list[Probe | None]:
+    """Per text, its probe terms the user's memories hold, or None when too few are."""
+    probes: list[Probe | None] = []
+    for analysis in analyses:
+        probe_terms, need = probe(analysis.terms, threshold, frequencies)
+        known = [t for t in probe_terms if t in frequencies]
+        # Too many of the text's terms are new to this user for any to be close.
+        probes.append((known, need) if analysis.terms and len(known) >= need else None)
+    return probes
+
+
+def _ranked(probes: Sequence[Probe | None], holders: Mapping[str, set[int]]) -> list[list[int]]:
+    return [most_held(p, holders)[:NEAR_DUPLICATE_CANDIDATES] if p else [] for p in probes]
+
+
+def _close(
+    analyses: Sequence[AnalyzedText],
+    candidates: list[list[int]],
+    term_sets: dict[int, set[str]],
+    threshold: float,
+) -> list[list[int]]:
+    """Per text, the candidates whose term sets reach the threshold (length filter first)."""
+    close: list[list[int]] = []
+    for analysis, ids in zip(analyses, candidates, strict=True):
+        terms = set(analysis.terms)
+        sets = [(i, term_sets.get(i, set())) for i in ids]
+        close.append(
+            [
+                i
+                for i, other in sets
+                if size_fits(len(terms), len(other), threshold)
+                and jaccard(terms, other) >= threshold
+            ]
+        )
+    return close
+
+
+def _best(
+    analyses: Sequence[AnalyzedText],
+    close: list[list[int]],
+    contents: Mapping[int, str],
+    alignment: Alignment,
+) -> list[tuple[int, float] | None]:
+    """Per text, the most similar close memory whose ratio reaches the threshold."""
+    normalized = {i: normalize_content(c) for i, c in contents.items()}
+    found: list[tuple[int, float] | None] = []
+    for analysis, ids in zip(analyses, close, strict=True):
+        best: tuple[int, float] | None = None
+        for memory_id in ids:
+            similarity = alignment.ratio(
+                analysis.normalized, ("stored", memory_id), normalized[memory_id]
+            )
+            if similarity >= alignment.threshold and (best is None or similarity > best[1]):
+                best = memory_id, similarity
+        found.append(best)
+    return found
 
 
 class FrequencyTracker:
@@ -71,44 +117,36 @@ class FrequencyTracker:
         user_id: str,
         analyses: Sequence[AnalyzedText],
         frequencies: Mapping[str, int],
+        alignment: Alignment | None = None,
     ) -> list[tuple[UserMemory, float] | None]:
         """Per text, the stored memory most similar to it among its near-duplicates.
 
-        Candidates come from the prefix filter (services/remembering/near_duplicates.py): exact for
-        the term-set threshold. A large batch costs three lookups however many texts it
-        holds: the postings of every probe term, the term sets of every candidate, and
-        the rows of the candidates that pass the term-set test (one round trip per text
-        made batch ingest wait on the database); a few texts count their candidates in
-        the database instead (:meth:`_candidates`). ``frequencies`` are the user's
-        document frequencies of at least these texts' terms.
+        Candidates come from the prefix filter (services/remembering/near_duplicates.py):
+        exact for the term-set threshold. A large batch costs three lookups however many
+        texts it holds: the postings of every probe term, the term sets of every
+        candidate, and the rows of the candidates that pass the term-set test (one round
+        trip per text made batch ingest wait on the database); a few texts count their
+        candidates in the database instead (:meth:`_candidates`). ``frequencies`` are the
+        user's document frequencies of at least these texts' terms. The counting, the
+        Jaccard tests and the alignments run in a worker thread, never on the event loop.
         """
         threshold = self.settings.near_duplicate_threshold
-        probes: list[tuple[list[str], int] | None] = []
-        for analysis in analyses:
-            probe_terms, need = probe(analysis.terms, threshold, frequencies)
-            known = [t for t in probe_terms if t in frequencies]
-            # Too many of the text's terms are new to this user for any to be close.
-            probes.append((known, need) if analysis.terms and len(known) >= need else None)
+        alignment = alignment or Alignment(threshold)
+        probes = await asyncio.to_thread(_probes, analyses, threshold, frequencies)
         candidates = await self._candidates(user_id, probes)
-        term_sets = await self.search.term_sets(user_id, {i for c in candidates for i in c})
-        close: list[list[int]] = []
-        for analysis, ids in zip(analyses, candidates, strict=True):
-            terms = set(analysis.terms)
-            close.append([i for i in ids if jaccard(terms, term_sets.get(i, set())) >= threshold])
+        wanted = {i for c in candidates for i in c}
+        if not wanted:
+            return [None] * len(analyses)
+        term_sets = await self.search.term_sets(user_id, wanted)
+        close = await asyncio.to_thread(_close, analyses, candidates, term_sets, threshold)
         rows = await self.memories.get_many(user_id, sorted({i for c in close for i in c}))
-        found: list[tuple[UserMemory, float] | None] = []
-        for analysis, ids in zip(analyses, close, strict=True):
-            best: tuple[UserMemory, float] | None = None
-            for memory_id in ids:
-                similarity = content_similarity(analysis.normalized, rows[memory_id].content)
-                if similarity >= threshold and (best is None or similarity > best[1]):
-                    best = rows[memory_id], similarity
-            found.append(best)
-        return found
+        if not rows:
+            return [None] * len(analyses)
+        contents = {i: row.content for i, row in rows.items()}
+        best = await asyncio.to_thread(_best, analyses, close, contents, alignment)
+        return [None if b is None else (rows[b[0]], b[1]) for b in best]
 
-    async def _candidates(
-        self, user_id: str, probes: Sequence[tuple[list[str], int] | None]
-    ) -> list[list[int]]:
+    async def _candidates(self, user_id: str, probes: Sequence[Probe | None]) -> list[list[int]]:
         """Per probe, the memories holding at least its ``need`` terms (same answer both ways).
 
         A few texts (a single add): one counting statement per text, so no posting
@@ -127,7 +165,7 @@ class FrequencyTracker:
                 await self.search.most_held(user_id, p[0], p[1], limit) if p else [] for p in probes
             ]
         holders = await self.search.holders({t for p in live for t in p[0]}, user_id)
-        return [_most_held(p, holders) if p else [] for p in probes]
+        return await asyncio.to_thread(_ranked, probes, holders)
 
     async def record_mention(self, memory: UserMemory, now: datetime, times: int = 1) -> None:
         """The user said it again (``times`` times): mention and frequency counts, in SQL."""

@@ -12,20 +12,28 @@ gets one score-history row per batch rather than one per statement.
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from models import UserMemory
+from services.core.pacing import chunks, paced
 from services.core.settings import Settings
 from services.remembering.frequency import FrequencyTracker
 from services.remembering.impact import newest_sharing
-from services.remembering.near_duplicates import TermSetIndex
+from services.remembering.near_duplicates import (
+    NEAR_DUPLICATE_CANDIDATES,
+    Alignment,
+    TermSetIndex,
+)
 from services.repositories.associations import AssociationRepository
 from services.repositories.facts import FactRepository
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import Postings, SearchRepository
-from services.text.analysis import AnalyzedText, content_similarity, jaccard
+from services.text.analysis import AnalyzedText, jaccard
 
 
 @dataclass
@@ -50,6 +58,65 @@ class _NewMemory:
     emotion_tags: list[str] = field(default_factory=list)
     emotion_score: float = 0.0
     memory_id: int = 0
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a statement repeats: a stored memory (by id) or the batch's ``key``-th new
+    memory; ``creates`` when the statement is that new memory's first."""
+
+    kind: Literal["stored", "new"]
+    key: int
+    creates: bool = False
+
+
+def decide(
+    analyses: Sequence[AnalyzedText],
+    stored: Mapping[str, int],
+    found: Sequence[tuple[int, float] | None],
+    alignment: Alignment,
+) -> list[Target]:
+    """Per statement, in order: the memory it repeats, or the new memory it starts.
+
+    ``stored`` maps the content hashes already stored to their memory ids, ``found`` is
+    each statement's stored near-duplicate (id, similarity). Pure CPU work, run in a
+    worker thread: an earlier statement of the batch is a candidate only through the
+    prefix and length filters, at most ``NEAR_DUPLICATE_CANDIDATES`` of them are
+    verified, and their alignments share the batch's budget (near_duplicates.py).
+    """
+    threshold = alignment.threshold
+    frequencies: Counter[str] = Counter(t for a in analyses for t in a.terms)
+    index = TermSetIndex(threshold, frequencies)
+    sets: list[set[str]] = []
+    texts: list[str] = []
+    new_by_hash: dict[str, int] = {}
+    targets: list[Target] = []
+    for a, near in zip(analyses, found, strict=True):
+        if a.content_hash in stored:
+            targets.append(Target("stored", stored[a.content_hash]))
+            continue
+        if a.content_hash in new_by_hash:
+            targets.append(Target("new", new_by_hash[a.content_hash]))
+            continue
+        terms = set(a.terms)
+        best: Target | None = None
+        best_similarity = 0.0
+        for i in index.candidates(terms, NEAR_DUPLICATE_CANDIDATES):
+            if jaccard(terms, sets[i]) < threshold:
+                continue
+            similarity = alignment.ratio(a.normalized, ("new", i), texts[i])
+            if similarity >= threshold and similarity > best_similarity:
+                best, best_similarity = Target("new", i), similarity
+        if near is not None and near[1] > best_similarity:
+            best = Target("stored", near[0])
+        if best is None:
+            best = Target("new", len(sets), creates=True)
+            new_by_hash[a.content_hash] = len(sets)
+            index.add(len(sets), terms)
+            sets.append(terms)
+            texts.append(a.normalized)
+        targets.append(best)
+    return targets
 
 
 @dataclass(frozen=True)
@@ -93,39 +160,34 @@ class BatchIngest:
         # Stored memories do not change while the batch is decided, so every statement's
         # stored near-duplicate is looked up at once, in three statements in all.
         probed = [s for s in statements if s.analysis.content_hash not in stored]
+        alignment = Alignment(self.settings.near_duplicate_threshold)
         found = await self.frequency.find_near_duplicates(
-            user_id, [s.analysis for s in probed], frequencies
+            user_id, [s.analysis for s in probed], frequencies, alignment
         )
-        stored_duplicates = {id(s): f for s, f in zip(probed, found, strict=True)}
+        near = {id(s): f for s, f in zip(probed, found, strict=True)}
+        by_id = {m.id: m for m in stored.values()}
+        for f in found:
+            if f is not None:
+                by_id[f[0].id] = f[0]
+                stored.setdefault(f[0].content_hash, f[0])
+        targets = await asyncio.to_thread(
+            decide,
+            [s.analysis for s in statements],
+            {h: m.id for h, m in stored.items()},
+            [_id_and_similarity(near.get(id(s))) for s in statements],
+            alignment,
+        )
         new: list[_NewMemory] = []
-        new_by_hash: dict[str, int] = {}
-        index = TermSetIndex(self.settings.near_duplicate_threshold)
-        # Per statement: ("stored", memory id) or ("new", position in ``new``).
-        targets: list[tuple[str, int]] = []
         mentioned: dict[int, int] = {}
-        for statement in statements:
+        for statement, target in zip(statements, targets, strict=True):
             a = statement.analysis
-            target: tuple[str, int] | None
-            if a.content_hash in stored:
-                target = ("stored", stored[a.content_hash].id)
-            elif a.content_hash in new_by_hash:
-                target = ("new", new_by_hash[a.content_hash])
-            else:
-                target = self._near_duplicate(
-                    statement, new, index, stored, stored_duplicates[id(statement)]
-                )
-            if target is None:
-                new_by_hash[a.content_hash] = len(new)
-                index.add(len(new), a.terms)
+            if target.creates:
                 new.append(_NewMemory(statement, 0, list(a.emotion_tags), a.emotion_score))
-                targets.append(("new", len(new) - 1))
-                continue
-            targets.append(target)
-            if target[0] == "new":
-                _repeat(new[target[1]], a)
+            elif target.kind == "new":
+                _repeat(new[target.key], a)
             else:
-                mentioned[target[1]] = mentioned.get(target[1], 0) + 1
-                _keep_emotion(next(m for m in stored.values() if m.id == target[1]), a)
+                mentioned[target.key] = mentioned.get(target.key, 0) + 1
+                _keep_emotion(by_id[target.key], a)
         by_topic = await self._lock(user_id, statements, new, mentioned, now)
         await self._insert(user_id, new, now, stored, mentioned)
         for memory_id, times in mentioned.items():
@@ -140,38 +202,11 @@ class BatchIngest:
             length = sum(m.statement.analysis.doc_length for m in new if m.memory_id)
             await self.memories.bump_user(user_id, now, len(created), length)
         return [
-            Outcome(new[i].memory_id, merged=new[i].statement is not s)
-            if kind == "new" and new[i].memory_id
-            else Outcome(self._winner(kind, i, new, stored), merged=True)
-            for (kind, i), s in zip(targets, statements, strict=True)
+            Outcome(new[t.key].memory_id, merged=not t.creates)
+            if t.kind == "new" and new[t.key].memory_id
+            else Outcome(self._winner(t.kind, t.key, new, stored), merged=True)
+            for t in targets
         ]
-
-    def _near_duplicate(
-        self,
-        statement: Statement,
-        new: list[_NewMemory],
-        index: TermSetIndex,
-        stored: dict[str, UserMemory],
-        found: tuple[UserMemory, float] | None,
-    ) -> tuple[str, int] | None:
-        """The most similar near-duplicate, stored (``found``) or earlier in this batch."""
-        a = statement.analysis
-        threshold = self.settings.near_duplicate_threshold
-        best: tuple[str, int] | None = None
-        best_similarity = 0.0
-        terms = set(a.terms)
-        for i in index.candidates(terms):
-            earlier = new[i].statement
-            if jaccard(terms, set(earlier.analysis.terms)) < threshold:
-                continue
-            similarity = content_similarity(a.normalized, earlier.content)
-            if similarity >= threshold and similarity > best_similarity:
-                best, best_similarity = ("new", i), similarity
-        if found is not None and found[1] > best_similarity:
-            memory = found[0]
-            stored.setdefault(memory.content_hash, memory)
-            best = ("stored", memory.id)
-        return best
 
     async def _lock(
         self,
@@ -240,18 +275,21 @@ class BatchIngest:
         before it that share a topic (``by_topic``: the stored ones, oldest first), as if
         the batch were added one statement at a time.
         """
-        await self.search.index_many(
-            user_id,
-            [
-                Postings(m.memory_id, m.statement.analysis.terms, m.statement.analysis.doc_length)
-                for m in new
-            ],
-        )
+        for some in chunks(new):
+            await self.search.index_many(
+                user_id,
+                [
+                    Postings(
+                        m.memory_id, m.statement.analysis.terms, m.statement.analysis.doc_length
+                    )
+                    for m in some
+                ],
+            )
         limit = self.settings.topic_links_per_memory
         topics = {m.memory_id: m.statement.analysis.topics for m in new}
         rows: list[dict[str, Any]] = []
         linked: set[int] = set()
-        for memory_id, names in topics.items():
+        async for memory_id, names in paced(topics.items()):
             others = newest_sharing(by_topic, names, limit)
             for other in others:
                 shared = sorted(t for t in names if other in by_topic.get(t, ())[-limit:])
@@ -279,6 +317,10 @@ class BatchIngest:
             return i
         memory = stored[new[i].statement.analysis.content_hash]
         return memory.id
+
+
+def _id_and_similarity(found: tuple[UserMemory, float] | None) -> tuple[int, float] | None:
+    return None if found is None else (found[0].id, found[1])
 
 
 def _repeat(memory: _NewMemory, analysis: AnalyzedText) -> None:

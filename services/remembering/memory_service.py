@@ -28,8 +28,10 @@ from services.core.errors import (
     NotSuperseded,
     SupersedeCycle,
 )
+from services.core.pacing import chunks
 from services.core.settings import Settings
 from services.core.validation import (
+    check_batch_size,
     check_content,
     check_created_at,
     check_metadata,
@@ -159,17 +161,15 @@ class MemoryService:
         (services/remembering/facts), a later statement of the batch an earlier one.
         """
         check_user_id(user_id)
+        check_batch_size([item.content for item in items])
         cleaned = [self._clean(item) for item in items]
         # jieba is CPU-bound: analyse off the event loop so other requests keep flowing.
         # The vectors are made meanwhile, before the first SQL statement: a slow provider
         # never holds the database's write lock (SQLite takes it at BEGIN IMMEDIATE).
-        analyses, vectors = await asyncio.gather(
-            asyncio.to_thread(
-                lambda: [self.analyzer.analyze(i.content, i.emotion_tags) for i in cleaned]
-            ),
+        (analyses, facts), vectors = await asyncio.gather(
+            asyncio.to_thread(self._analyze_all, cleaned),
             self._embed([i.content for i in cleaned]),
         )
-        facts = [extract_fact(i.content) for i in cleaned]
         statements = [
             Statement(
                 i.content,
@@ -190,8 +190,19 @@ class MemoryService:
             created = [(o.memory_id, v) for o, v in zip(outcomes, vectors, strict=True)]
             fresh = [pair for pair, o in zip(created, outcomes, strict=True) if not o.merged]
             await self.embeddings.store(self.memories.session, user_id, fresh, now)
-        rows = await self.memories.get_many(user_id, sorted({o.memory_id for o in outcomes}))
+        rows: dict[int, UserMemory] = {}
+        # A few hundred rows per read: reading a thousand ORM rows is one stretch of
+        # CPU on the event loop (services/core/pacing.py).
+        for ids in chunks(sorted({o.memory_id for o in outcomes})):
+            rows.update(await self.memories.get_many(user_id, ids))
         return [StoredMemory(rows[o.memory_id], o.merged) for o in outcomes]
+
+    def _analyze_all(
+        self, items: Sequence[NewMemory]
+    ) -> tuple[list[AnalyzedText], list[Fact | None]]:
+        """The analysis and stated fact of every item (CPU only: a worker thread's job)."""
+        analyses = [self.analyzer.analyze(i.content, i.emotion_tags) for i in items]
+        return analyses, [extract_fact(i.content) for i in items]
 
     async def _reembed(
         self, user_id: str, memory_id: int, vectors: list[Vector] | None, now: datetime
@@ -306,13 +317,18 @@ class MemoryService:
     async def _analyse(self, memory: UserMemory, changes: MemoryChanges) -> AnalyzedText:
         """The analysis of the memory's edited content or emotion tags."""
         content = check_content(changes.content) if changes.content is not None else memory.content
-        if changes.emotion_tags is not None:
-            tags = check_tags(changes.emotion_tags)
-        else:
-            # Keep the client's explicit tags: those the old text did not produce itself.
-            detected = set(self.analyzer.emotions.analyze(memory.content).tags)
-            tags = [t for t in memory.emotion_tags if t not in detected]
-        return await asyncio.to_thread(self.analyzer.analyze, content, tags)
+        explicit = check_tags(changes.emotion_tags) if changes.emotion_tags is not None else None
+        old_content, old_tags = memory.content, list(memory.emotion_tags)
+
+        def analyse() -> AnalyzedText:
+            tags = explicit
+            if tags is None:
+                # Keep the client's explicit tags: those the old text did not produce itself.
+                detected = set(self.analyzer.emotions.analyze(old_content).tags)
+                tags = [t for t in old_tags if t not in detected]
+            return self.analyzer.analyze(content, tags)
+
+        return await asyncio.to_thread(analyse)
 
     async def _touched_by_edit(
         self, memory: UserMemory, analysis: AnalyzedText | None, content: str | None

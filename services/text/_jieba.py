@@ -35,9 +35,38 @@ def initialize() -> None:
     jieba.initialize()
 
 
+# The longest piece of text handed to jieba at once. jieba's HMM (finalseg.viterbi)
+# copies its best path at every character, so a run of characters it does not know costs
+# time quadratic in the run's length: 8,000 rare Han characters without punctuation took
+# 1.1-1.6 s to segment, 200,000 would take hours (issue 29). Pieces of this size keep it
+# linear; real text breaks its runs with punctuation long before this, and no dictionary
+# word is near this long, so only a cut through a longer unbroken run can differ.
+MAX_PIECE_CHARS = 128
+
+
+def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
+    """``text`` in consecutive pieces of at most ``size`` characters, each cut after the
+    last whitespace or punctuation of its window when there is one (so words stay whole)."""
+    if len(text) <= size:
+        return [text]
+    out: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        window = text[start : start + size]
+        cut = max(window.rfind(c) for c in _BREAKS) + 1
+        end = start + (cut if cut > size // 2 else size)
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return out
+
+
+_BREAKS = (" ", "\n", "，", "。", ",", ".", "！", "？", "!", "?", "、", "；", ";")
+
+
 def cut_for_search(text: str) -> list[str]:
     """Segment ``text`` in search mode (long words also yield their sub-words), HMM on."""
-    return [str(token) for token in jieba.cut_for_search(text, HMM=True)]
+    return [str(token) for piece in pieces(text) for token in jieba.cut_for_search(piece, HMM=True)]
 
 
 class _IdfTable:
@@ -87,7 +116,7 @@ def extract_tags(text: str, top_k: int) -> list[str]:
     """
     table = _idf()
     freq: dict[str, float] = {}
-    for word in jieba.dt.cut(text):
+    for word in (w for piece in pieces(text) for w in jieba.dt.cut(piece)):
         if len(word.strip()) < 2 or word.lower() in _TFIDF_STOP_WORDS:
             continue
         freq[word] = freq.get(word, 0.0) + 1.0

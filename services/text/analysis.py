@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
 from services.core.settings import Settings
 from services.text import (
@@ -113,8 +112,3 @@ def jaccard(first: AbstractSet[str], second: AbstractSet[str]) -> float:
     common = len(first & second)
     union = len(first) + len(second) - common
     return common / union if union else 0.0
-
-
-def content_similarity(normalized: str, other_content: str) -> float:
-    """difflib's ratio between a normalized text and another text (normalized here)."""
-    return SequenceMatcher(None, normalized, normalize_content(other_content)).ratio()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
+from starlette.types import ASGIApp, Message
 
 Json = dict[str, Any]
 
@@ -89,3 +91,42 @@ async def total_memories(client: httpx.AsyncClient) -> int:
 def weighted_sum(scores: Json) -> float:
     """The importance the four stored components give with the default weights."""
     return sum(float(scores[name]) * weight for name, weight in WEIGHTS.items())
+
+
+async def asgi_call(
+    app: ASGIApp,
+    method: str,
+    path: str,
+    body: bytes = b"",
+    *,
+    server: tuple[str, int] = ("test", 80),
+) -> tuple[int, dict[str, Any]]:
+    """Call ``app`` with this exact path, as a server hands it over (uvicorn does not
+    remove dot segments, as an HTTP client would), arriving on ``server``'s address."""
+    sent: list[Message] = []
+    chunks = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> Message:
+        return chunks.pop(0) if chunks else {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"host", b"test")],
+        "client": ("127.0.0.1", 1),
+        "server": server,
+    }
+    await app(scope, receive, send)
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, json.loads(payload)

@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.api.helpers import assert_error, body, total_memories
 from tests.conftest import FakeClock
+from tests.timing import lifespan
 
 SERVICE, ADMIN = "svc", "adm"
 
@@ -29,7 +29,7 @@ async def keyed(db: Database, clock: FakeClock) -> AsyncIterator[httpx.AsyncClie
     )
     app = create_app(settings, db=db, clock=clock)
     async with (
-        LifespanManager(app),
+        lifespan(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
     ):
         yield http

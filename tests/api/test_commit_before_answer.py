@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -29,6 +28,7 @@ from services.core.db import Database
 from services.core.settings import Settings
 from tests.api.helpers import Json, body
 from tests.conftest import FakeClock
+from tests.timing import lifespan
 
 Snapshot = dict[str, Any]
 
@@ -157,7 +157,7 @@ async def served(
     transport = httpx.ASGITransport(app=witness, raise_app_exceptions=False)
     try:
         async with (
-            LifespanManager(app),
+            lifespan(app),
             httpx.AsyncClient(transport=transport, base_url="http://t") as http,
         ):
             yield Served(http, witness, observer, user, conversation)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlalchemy import delete, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -27,6 +26,7 @@ from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database
+from tests.timing import lifespan, scaled
 
 USER = "busy-database"
 
@@ -59,7 +59,7 @@ async def test_a_write_blocked_past_the_lock_timeout_is_503_and_writes_nothing(
     app = create_app(settings, db=impatient_db, clock=clock)
     url = f"/v1/users/{USER}/memories"
     async with (
-        LifespanManager(app),
+        lifespan(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
     ):
         async with real_db.unit_of_work() as holder:
@@ -67,7 +67,7 @@ async def test_a_write_blocked_past_the_lock_timeout_is_503_and_writes_nothing(
                 USER, NewMemory(content="an add that holds its locks a while")
             )
             blocked = await asyncio.wait_for(
-                http.post(url, json={"content": "the spare key is in the shed"}), timeout=20
+                http.post(url, json={"content": "the spare key is in the shed"}), timeout=scaled(20)
             )
         assert blocked.status_code == 503
         assert blocked.headers["retry-after"] == "1"
@@ -109,7 +109,7 @@ async def test_a_postgresql_deadlock_is_contention(real_db: Database) -> None:
     try:
         outcomes = await asyncio.wait_for(
             asyncio.gather(lock_in_order(1, 2), lock_in_order(2, 1), return_exceptions=True),
-            timeout=30,
+            timeout=scaled(30),
         )
     finally:
         async with real_db.unit_of_work() as session:

@@ -8,14 +8,14 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.api.helpers import body, recall, remember
 from tests.conftest import FakeClock
-from tests.providers import ProviderServer
+from tests.providers import ANSWER_TIMEOUT, ProviderServer
+from tests.timing import lifespan
 
 PARAPHRASE = "Ann, my sister, resides in Lisbon"
 QUERY = "which town is the sibling's home"
@@ -30,15 +30,15 @@ async def semantic_client(
             "embedding_provider": "openai",
             "embedding_base_url": provider.base_url,
             "embedding_model": "toy",
-            "embedding_timeout": 0.5,
+            "embedding_timeout": ANSWER_TIMEOUT,
             "rerank_base_url": provider.base_url,
             "rerank_model": "toy-reranker",
-            "rerank_timeout": 0.5,
+            "rerank_timeout": ANSWER_TIMEOUT,
         }
     )
     app = create_app(configured, db=db, clock=clock)
     async with (
-        LifespanManager(app, startup_timeout=None),  # jieba loads slowly on a busy machine
+        lifespan(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http,
     ):
         yield http

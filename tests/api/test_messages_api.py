@@ -227,3 +227,12 @@ async def test_without_phases_nothing_changes(client: httpx.AsyncClient) -> None
     result = await compress(client, messages=SEED_MESSAGES, task_context=TASK, target_count=8)
     assert result["phases"] == []
     assert result["kept"] == SEED_KEPT
+
+
+async def test_a_conversation_over_a_million_characters_is_refused(
+    client: httpx.AsyncClient,
+) -> None:
+    messages = [{"role": "user", "content": "x" * 100_000}] * 11
+    response = await client.post("/v1/messages/score", json={"messages": messages})
+    assert response.status_code == 422
+    assert "1000000 characters" in response.json()["error"]["message"]

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -23,6 +22,7 @@ from services.core.settings import Settings
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
+from tests.timing import lifespan, scaled
 
 USER, WRITER = "beside-a-writer", "beside-a-writer-2"
 
@@ -46,7 +46,7 @@ async def test_recall_answers_while_a_writer_holds_the_lock_and_counts_after_it(
         )
     app = create_app(settings, db=real_db, clock=clock)
     async with (
-        LifespanManager(app),
+        lifespan(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
     ):
         url = f"/v1/users/{USER}/recall"
@@ -56,11 +56,11 @@ async def test_recall_answers_while_a_writer_holds_the_lock_and_counts_after_it(
             )
             # SQLite's busy_timeout is 30 s: a recall queued for the lock would time out here.
             untracked = await asyncio.wait_for(
-                http.post(url, json={"query": "spare key", "track": False}), timeout=10
+                http.post(url, json={"query": "spare key", "track": False}), timeout=scaled(10)
             )
             tracked = asyncio.create_task(http.post(url, json={"query": "spare key"}))
             await asyncio.sleep(0.2)
-        response = await asyncio.wait_for(tracked, timeout=10)
+        response = await asyncio.wait_for(tracked, timeout=scaled(10))
     assert untracked.status_code == 200
     assert [h["memory"]["id"] for h in untracked.json()["results"]] == [stored.memory.id]
     assert untracked.json()["results"][0]["memory"]["recall_count"] == 0

@@ -13,13 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.api.helpers import Json, assert_error, body, memories_url, remember, total_memories
 from tests.conftest import FakeClock
+from tests.timing import lifespan
 
 URL = memories_url("alice")
 JSON_HEADERS = {"content-type": "application/json"}
@@ -34,7 +34,7 @@ async def server(
     app = create_app(settings, db=db, clock=clock)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
-        LifespanManager(app),
+        lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://test") as http,
     ):
         yield http

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.conftest import FakeClock
+from tests.timing import lifespan
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ async def test_startup_freezes_what_is_alive_and_the_app_still_serves(
 ) -> None:
     app = create_app(settings.model_copy(update={"freeze_startup_heap": True}), db=db, clock=clock)
     assert gc.get_freeze_count() == 0
-    async with LifespanManager(app):
+    async with lifespan(app):
         # The app itself, its routes and the analyzer's lexicons are all in there.
         assert gc.get_freeze_count() > 10_000
         transport = httpx.ASGITransport(app=app)
@@ -43,5 +43,5 @@ async def test_startup_leaves_the_heap_alone_when_told_to(
     thawed: None, db: Database, settings: Settings, clock: FakeClock
 ) -> None:
     app = create_app(settings, db=db, clock=clock)
-    async with LifespanManager(app):
+    async with lifespan(app):
         assert gc.get_freeze_count() == 0

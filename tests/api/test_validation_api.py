@@ -180,3 +180,13 @@ async def test_bad_patch_is_422_and_changes_nothing(
 async def test_non_integer_memory_id_is_422(client: httpx.AsyncClient, memory_id: str) -> None:
     assert_error(await client.get(f"{URL}/{memory_id}"), 422, "invalid_input")
     assert_error(await client.delete(f"{URL}/{memory_id}"), 422, "invalid_input")
+
+
+async def test_a_batch_over_a_million_characters_is_refused_whole(
+    client: httpx.AsyncClient,
+) -> None:
+    item = {"content": "x" * 8000}
+    response = await client.post("/v1/users/big/memories/batch", json={"items": [item] * 126})
+    assert response.status_code == 422
+    assert "1000000 characters" in response.json()["error"]["message"]
+    assert (await client.get("/v1/users/big/memories")).json()["items"] == []

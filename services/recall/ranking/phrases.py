@@ -20,8 +20,8 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
+from services.core.text_cache import text_cache
 from services.text import Tokenizer, get_tokenizer
 
 _QUOTED = re.compile(
@@ -107,7 +107,7 @@ class TextFeatures:
         return frozenset((*self.stems, *grams))
 
 
-@lru_cache(maxsize=FEATURE_CACHE_SIZE)
+@text_cache(max_entries=FEATURE_CACHE_SIZE, max_chars=4_000_000)
 def text_features(content: str) -> TextFeatures:
     """A candidate's features (no jieba: this runs for candidates of every recall, so it
     is cheap and cached by content)."""

@@ -21,7 +21,7 @@ from services.core.clock import Clock
 from services.core.db import Database
 from services.core.errors import InvalidInput
 from services.core.settings import Settings
-from services.core.validation import MAX_BATCH_ITEMS, check_user_id
+from services.core.validation import MAX_BATCH_CHARS, MAX_BATCH_ITEMS, check_user_id
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 
@@ -83,6 +83,20 @@ def load_memorybank(path: Path) -> dict[str, list[NewMemory]]:
     return users
 
 
+def _batches(items: list[NewMemory]) -> list[list[NewMemory]]:
+    """Consecutive batches within MAX_BATCH_ITEMS items and MAX_BATCH_CHARS characters."""
+    batches: list[list[NewMemory]] = [[]]
+    chars = 0
+    for item in items:
+        full = len(batches[-1]) == MAX_BATCH_ITEMS or chars + len(item.content) > MAX_BATCH_CHARS
+        if batches[-1] and full:
+            batches.append([])
+            chars = 0
+        batches[-1].append(item)
+        chars += len(item.content)
+    return [b for b in batches if b]
+
+
 async def import_memorybank(
     db: Database,
     services: tuple[Settings, TextAnalyzer, Clock],
@@ -96,10 +110,10 @@ async def import_memorybank(
     for number, (name, items) in enumerate(users.items(), start=1):
         user_id = check_user_id(f"{user_prefix}{number:02d}")
         ids: set[int] = set()
-        for start in range(0, len(items), MAX_BATCH_ITEMS):
+        for batch in _batches(items):
             async with db.unit_of_work() as session:
                 stored = await MemoryService(session, settings, analyzer, clock).add_many(
-                    user_id, items[start : start + MAX_BATCH_ITEMS]
+                    user_id, batch
                 )
             ids.update(s.memory.id for s in stored)
         imported.append(ImportedUser(name, user_id, len(items), len(ids)))

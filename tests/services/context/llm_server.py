@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ class FakeLlm:
     mode: str = "json"
     score: float = 9.0
     delay: float = 0.0
+    released: threading.Event = field(default_factory=threading.Event)
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -80,7 +80,9 @@ def serve(llm: FakeLlm) -> Iterator[FakeLlm]:
             request["path"] = self.path
             llm.requests.append(request)
             if llm.delay:
-                time.sleep(llm.delay)
+                # Held until released or ``delay`` passes: a client timeout shorter than
+                # the delay fires first however loaded the machine (no answer races it).
+                llm.released.wait(llm.delay)
             status, payload = llm.answer(request["messages"][0]["content"])
             data = payload.encode()
             send_json(self, status, data)
@@ -96,6 +98,7 @@ def serve(llm: FakeLlm) -> Iterator[FakeLlm]:
     try:
         yield llm
     finally:
+        llm.released.set()
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)

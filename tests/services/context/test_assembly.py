@@ -23,6 +23,7 @@ from services.context.summary import SUMMARY_NAME, sentence_score
 from services.context.tokens import HEURISTIC
 from services.core.errors import InvalidInput
 from services.text.analysis import TextAnalyzer
+from tests.providers import GIVE_UP_TIMEOUT, HOLD_SECONDS
 from tests.services.context.llm_server import SummaryLlm
 
 OPTIONS = AssemblyOptions(dict(DEFAULT_SHARES), 4, 0.7, 0.8, 1200)
@@ -240,8 +241,8 @@ async def test_llm_failure_falls_back_to_extractive(
     assert result.summary.method == "extractive"
     assert "LLM summary unavailable" in caplog.text
     summary_llm.mode = "json"
-    summary_llm.delay = 2.0
-    slow = ChatCompletionsClient(summary_llm.base_url, "m", timeout=0.3)
+    summary_llm.delay = HOLD_SECONDS  # held until the test ends: the timeout fires first
+    slow = ChatCompletionsClient(summary_llm.base_url, "m", timeout=GIVE_UP_TIMEOUT)
     late = await assembler(analyzer, slow).assemble(conversation(40), [5.0] * 81, [], 1500, OPTIONS)
     assert late.summary is not None
     assert late.summary.method == "extractive"

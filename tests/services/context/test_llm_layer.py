@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from services.context.compress import smart_compress
@@ -19,8 +18,10 @@ from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
+from tests.providers import GIVE_UP_TIMEOUT, HOLD_SECONDS
 from tests.services.context.llm_server import FakeLlm, serve
 from tests.services.context.seed_example import SEED_CONVERSATION, TASK
+from tests.timing import lifespan
 
 # Confident by rules (tool call, pleasantry) and uncertain (plain narration).
 MESSAGES = [
@@ -153,8 +154,8 @@ async def test_answers_of_every_shape(
 async def test_slow_llm_times_out_to_rules(
     analyzer: TextAnalyzer, llm: FakeLlm, caplog: pytest.LogCaptureFixture
 ) -> None:
-    llm.delay = 1.0
-    scorer = scorer_for(analyzer, llm, timeout=0.2)
+    llm.delay = HOLD_SECONDS  # held until the test ends: the 0.2 s timeout fires first
+    scorer = scorer_for(analyzer, llm, timeout=GIVE_UP_TIMEOUT)
     with caplog.at_level(logging.WARNING, logger="services.context"):
         scores = await scorer.score(MESSAGES, scorer.task("retry logic"))
     assert {s.method for s in scores} == {"rule"}
@@ -223,7 +224,7 @@ async def test_persisted_llm_answers_survive_a_restart(
     for _ in range(2):  # two app instances: the second starts with an empty memory cache
         app = create_app(settings, db=db, clock=clock)
         async with (
-            LifespanManager(app),
+            lifespan(app),
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
         ):
             resp = await http.post("/v1/messages/score", json=payload)

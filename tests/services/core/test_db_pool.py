@@ -11,6 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.core.db import Database, build_engine
+from tests.timing import until
 
 
 @pytest.fixture
@@ -55,7 +56,15 @@ async def test_a_connection_the_server_closed_is_replaced(
         killed = await admin.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": first})
         await admin.commit()
     assert killed is True
-    # The server's goodbye reaches the pooled connection's socket while it sits idle.
-    await asyncio.sleep(0.2)
+
+    # The server's goodbye reaches the pooled connection's socket while it sits idle: wait
+    # for the backend to be gone, then let the loop read the socket's end.
+    async def gone() -> bool:
+        async with engine.connect() as probe:
+            query = text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid")
+            return bool(await probe.scalar(query, {"pid": first}) == 0)
+
+    await until(gone, "the terminated backend is gone")
+    await asyncio.sleep(0.05)
     second = await _backend_pid(one_connection_db)
     assert second != first

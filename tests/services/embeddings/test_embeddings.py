@@ -17,7 +17,7 @@ from services.repositories.embeddings import EmbeddingRepository
 from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from tests.conftest import FakeClock
 from tests.factories import Services
-from tests.providers import ProviderServer
+from tests.providers import ProviderServer, timeout_for
 
 PARAPHRASE = "Ann, my sister, resides in Lisbon"
 DISTRACTORS = ["I walk the dog at seven", "The guitar needs new strings", "Bought bread today"]
@@ -31,15 +31,21 @@ def embedding_settings(settings: Settings, provider: ProviderServer, **extra: ob
             "embedding_provider": "openai",
             "embedding_base_url": provider.base_url,
             "embedding_model": "toy",
-            "embedding_timeout": 0.5,
+            "embedding_timeout": timeout_for(provider.mode),
             **extra,
         }
     )
 
 
 @pytest.fixture
-def embeddings(settings: Settings, provider: ProviderServer) -> Embeddings:
-    built = build_embeddings(embedding_settings(settings, provider))
+def embeddings(
+    settings: Settings, provider: ProviderServer, request: pytest.FixtureRequest
+) -> Embeddings:
+    # A test of the held ("slow") provider gives up at once; the others wait for answers.
+    callspec = getattr(request.node, "callspec", None)
+    mode = callspec.params.get("mode", "ok") if callspec else "ok"
+    timeout = {"embedding_timeout": timeout_for(mode)}
+    built = build_embeddings(embedding_settings(settings, provider, **timeout))
     assert built is not None
     return built
 

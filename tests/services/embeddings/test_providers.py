@@ -22,7 +22,7 @@ from services.embeddings.service import build_embeddings
 from services.embeddings.vectors import dot, from_bytes, normalized, similarity, to_bytes
 from services.scoring.jobs import EMBED_JOB, RESCORE_JOB
 from services.scoring.scheduler import build_scheduler
-from tests.providers import ProviderServer
+from tests.providers import ANSWER_TIMEOUT, ProviderServer
 
 HAS_LOCAL = (
     importlib.util.find_spec("sentence_transformers") is not None
@@ -62,7 +62,7 @@ async def test_the_openai_client_refuses_unusable_answers(
 ) -> None:
     provider.mode = mode
     with pytest.raises(EmbeddingUnavailable):
-        await OpenAIEmbedder(provider.base_url, "toy", timeout=0.5).embed(["a", "b"])
+        await OpenAIEmbedder(provider.base_url, "toy", timeout=ANSWER_TIMEOUT).embed(["a", "b"])
 
 
 async def test_the_openai_client_batches_and_keeps_input_order(provider: ProviderServer) -> None:

@@ -11,7 +11,7 @@ from services.core.settings import Settings
 from services.recall.ranking.rerank import HttpReranker, RerankMode, RerankUnavailable
 from services.recall.recall_service import RecallHit, RecallService
 from tests.factories import Services
-from tests.providers import ProviderServer
+from tests.providers import ANSWER_TIMEOUT, ProviderServer, timeout_for
 
 QUERY = "dog guitar"
 TEXTS = [
@@ -26,7 +26,7 @@ def rerank_settings(settings: Settings, provider: ProviderServer, **extra: objec
         update={
             "rerank_base_url": provider.base_url,
             "rerank_model": "toy-reranker",
-            "rerank_timeout": 0.5,
+            "rerank_timeout": timeout_for(provider.mode),
             **extra,
         }
     )
@@ -131,7 +131,7 @@ async def test_a_failing_reranker_keeps_the_hybrid_order(
 
 
 async def test_a_wrong_path_is_a_failure_not_an_empty_ranking(provider: ProviderServer) -> None:
-    reranker = HttpReranker(provider.base_url.replace("/v1", "/v2"), "m", timeout=0.5)
+    reranker = HttpReranker(provider.base_url.replace("/v1", "/v2"), "m", timeout=ANSWER_TIMEOUT)
     with pytest.raises(RerankUnavailable, match="404"):
         await reranker.relevance("q", ["a"])
     working = HttpReranker(provider.base_url, "m")

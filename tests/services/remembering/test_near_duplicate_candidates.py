@@ -3,9 +3,9 @@ the same answer either way (services/remembering/frequency.py, FrequencyTracker.
 
 from __future__ import annotations
 
-from services.remembering.frequency import FEW_TEXTS, NEAR_DUPLICATE_CANDIDATES, FrequencyTracker
+from services.remembering.frequency import FEW_TEXTS, FrequencyTracker
 from services.remembering.memory_service import MemoryService, NewMemory
-from services.remembering.near_duplicates import probe
+from services.remembering.near_duplicates import NEAR_DUPLICATE_CANDIDATES, probe
 from services.repositories.memories import MemoryRepository
 from services.repositories.search import SearchRepository
 from tests.factories import Services
