@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from api.deps import AppState, require_service_key
+from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
 from api.loopback import LoopbackOnly
@@ -62,6 +63,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         version="0.1.0",
         summary="Importance-scored personal memory for an assistant.",
         lifespan=lifespan,
+        # Served by install_offline_docs from the app's own assets, not from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app)
     if not settings.auth_enabled:
@@ -75,6 +79,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(health.router)
+    install_offline_docs(app)
     return app
 
 
