@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from sqlalchemy.engine import make_url
 from api.http_protocol import JsonErrorsH11Protocol
 from api.loopback import is_loopback
 from api.presenters import job_run_out, memory_out
+from api.request_logging import configure_logging, log_config
 from services.admin.admin_service import AdminService
 from services.core.clock import utcnow
 from services.core.db import Database
@@ -71,6 +71,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
+    if args.workers > 1 and settings.metrics_bind:
+        print(
+            "error: METRICS_BIND serves one process's metrics; with --workers > 1 every "
+            "worker would bind it; unset it (/metrics with an admin key answers from one worker)",
+            file=sys.stderr,
+        )
+        return 2
     if args.workers == 1:
         if refusal := prepare_database(settings):
             print(f"error: not_migrated: {refusal}", file=sys.stderr)
@@ -80,6 +87,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             host=args.host,
             port=args.port,
             log_level="info",
+            log_config=log_config(settings.log_format),
+            access_log=settings.log_format != "json",
             http=JsonErrorsH11Protocol,
         )
         return 0
@@ -330,9 +339,9 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``jarvis-memory`` console script."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     settings = Settings()
+    configure_logging(settings.log_format)
     try:
         if args.command == "serve":
             return cmd_serve(args, settings)

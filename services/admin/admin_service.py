@@ -65,6 +65,11 @@ class AdminService:
         """The newest job runs."""
         return await self.jobs.recent(limit)
 
+    async def last_levels(self) -> dict[str, int]:
+        """Memories per importance level as the newest full rescoring run counted them
+        (empty before the first): what /metrics reports without counting the table."""
+        return await self.jobs.last_levels("rescore") or {}
+
     async def stats(self) -> dict[str, Any]:
         """Service-wide totals plus the last rescoring run."""
         totals = await self.admin.totals()

@@ -11,10 +11,12 @@ several replicas from rescoring at once (a second run is recorded as ``skipped``
 from __future__ import annotations
 
 import logging
+import time
 
 from models import JobRun
 from services.core.clock import Clock
 from services.core.db import Database
+from services.core.metrics import RESCORE_ROWS, RESCORE_RUNS, RESCORE_SECONDS
 from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.embeddings.vectors import Vector
@@ -37,7 +39,12 @@ async def run_rescore(
     user_id: str | None = None,
     trigger: str = "schedule",
 ) -> JobRun:
-    """Refresh impact counts and rescore every memory (or one user's); returns the run."""
+    """Refresh impact counts and rescore every memory (or one user's); returns the run.
+
+    A full run that succeeded also records the memories per level (``JobRun.levels``),
+    which /metrics reports until the next one.
+    """
+    started = time.perf_counter()
     async with db.unit_of_work() as session:
         run = await JobRunRepository(session).start(RESCORE_JOB, trigger, user_id, clock())
     rows = escalations = 0
@@ -67,6 +74,11 @@ async def run_rescore(
         stored.status, stored.error = status, error
         stored.rows, stored.escalations = rows, escalations
         stored.finished_at = clock()
+        if status == "succeeded" and user_id is None:
+            stored.levels = await JobRunRepository(session).level_counts()
+    RESCORE_RUNS.labels(status, trigger).inc()
+    RESCORE_SECONDS.observe(time.perf_counter() - started)
+    RESCORE_ROWS.inc(rows)
     log.info("rescoring run %s %s: %d rows, %d escalations", run.id, status, rows, escalations)
     return stored
 
