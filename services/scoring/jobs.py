@@ -17,6 +17,7 @@ from models import JobRun
 from services.core.clock import Clock
 from services.core.db import Database
 from services.core.metrics import RESCORE_ROWS, RESCORE_RUNS, RESCORE_SECONDS
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.embeddings.vectors import Vector
@@ -91,6 +92,7 @@ async def run_embedding_backfill(
     *,
     user_id: str | None = None,
     trigger: str = "schedule",
+    progress: Progress = NO_PROGRESS,
 ) -> JobRun:
     """Embed every memory without a vector from the current model (or one user's).
 
@@ -104,6 +106,7 @@ async def run_embedding_backfill(
         run = await JobRunRepository(session).start(EMBED_JOB, trigger, user_id, clock())
     rows, after = 0, 0
     status, error = "succeeded", None
+    progress.start(None)  # how many lack a vector is only known by reading them all
     try:
         while True:
             async with db.unit_of_work() as session:
@@ -120,6 +123,7 @@ async def run_embedding_backfill(
             async with db.unit_of_work() as session:
                 for owner, pairs in by_user.items():
                     rows += await embeddings.store(session, owner, pairs, clock())
+            progress.advance(len(batch))
     except Exception as exc:
         log.warning("embedding backfill run %s failed after %d vectors: %s", run.id, rows, exc)
         status, error = "failed", f"{type(exc).__name__}: {exc}"
