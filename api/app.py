@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from api import metrics
+from api.console.routes import install_console
 from api.deps import AppState, require_service_key
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
@@ -97,6 +98,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(health.router)
     app.include_router(metrics.router)
     install_offline_docs(app)
+    install_console(app)
     return app
 
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from api.cli_output import iso, print_json, print_recall, print_table
+from api.cli_output import print_json, print_recall, print_table
 from api.cli_parser import build_parser
 from api.cli_progress import ProgressBar
 from api.http_protocol import JsonErrorsH11Protocol
 from api.loopback import is_loopback
-from api.presenters import job_run_out, memory_out
+from api.presenters import iso, job_run_out, memory_out
 from api.request_logging import configure_logging, log_config
 from services.admin.admin_service import AdminService
 from services.core.clock import utcnow

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -18,6 +17,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from api.presenters import iso
 from services.recall.recall_service import RecallHit
 
 # Matched terms shown per hit in --explain, by contribution.
@@ -27,13 +27,6 @@ EXPLAIN_TERMS = 5
 def print_json(data: Any) -> None:
     """Indented JSON; times as the API writes them (ISO 8601, ``Z`` for UTC)."""
     print(json.dumps(data, ensure_ascii=False, indent=2, default=to_jsonable_python))
-
-
-def iso(moment: datetime | None) -> str:
-    """``2026-03-02T09:00:00Z``: ISO 8601 in UTC, to the second (``-`` for none)."""
-    if moment is None:
-        return "-"
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def console() -> Console:

@@ -78,6 +78,15 @@ class AdminRepository:
             by_user[user_id][level] = int(count)
         return [(u, by_user[u.user_id]) for u in users]
 
+    async def superseding(self, user_id: str, memory_id: int) -> list[UserMemory]:
+        """The memories that ``memory_id`` superseded, oldest first."""
+        result = await self.session.execute(
+            select(UserMemory)
+            .where(UserMemory.user_id == user_id, UserMemory.superseded_by_id == memory_id)
+            .order_by(UserMemory.created_at, UserMemory.id)
+        )
+        return list(result.scalars())
+
     async def totals(self) -> dict[str, Any]:
         """Service-wide counts and score statistics."""
         row = (
