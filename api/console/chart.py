@@ -81,13 +81,16 @@ def score_chart(points: Sequence[ScorePoint], *, medium: float, high: float) -> 
             f"<title>{escape(label)}</title></circle>"
         )
     bottom = HEIGHT - 8
-    parts.append(
-        f'<text class="axis" x="{LEFT}" y="{bottom}">{escape(first.date().isoformat())}</text>'
-    )
+
+    # Days for a long history; to the second when it all happened within two days.
+    def when(at: datetime) -> str:
+        return iso(at) if span < 2 * 86400 else at.date().isoformat()
+
+    parts.append(f'<text class="axis" x="{LEFT}" y="{bottom}">{escape(when(first))}</text>')
     if span > 0:
         parts.append(
             f'<text class="axis" x="{WIDTH - RIGHT}" y="{bottom}" text-anchor="end">'
-            f"{escape(last.date().isoformat())}</text>"
+            f"{escape(when(last))}</text>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))
