@@ -28,6 +28,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import require_admin_key
+from api.errors import error_responses
 from services.admin.admin_service import AdminService
 from services.core.metrics import HTTP_REQUEST_SECONDS
 
@@ -179,7 +180,10 @@ router = APIRouter(tags=["admin"])
     "/metrics",
     dependencies=[Depends(require_admin_key)],
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text"}},
+    responses={
+        200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text"},
+        **error_responses(401, 403),
+    },
 )
 async def metrics(request: Request) -> Response:
     """Prometheus metrics of this process (an admin key when auth is on)."""
