@@ -53,9 +53,17 @@ def install_request_id(app: FastAPI) -> None:
 
 def json_formatter() -> logging.Formatter:
     """A formatter of one JSON object per record, ISO 8601 times in UTC."""
+    from pythonjsonlogger.core import RESERVED_ATTRS
     from pythonjsonlogger.json import JsonFormatter
 
-    formatter = JsonFormatter(JSON_FIELDS, rename_fields=JSON_RENAMES, timestamp=False)
+    formatter = JsonFormatter(
+        JSON_FIELDS,
+        rename_fields=JSON_RENAMES,
+        timestamp=False,
+        # uvicorn's ANSI-coloured copy of its message is for terminals, not for JSON.
+        reserved_attrs=[*RESERVED_ATTRS, "color_message"],
+        json_ensure_ascii=False,
+    )
     formatter.converter = time.gmtime
     formatter.default_time_format = "%Y-%m-%dT%H:%M:%S"
     formatter.default_msec_format = "%s.%03dZ"
