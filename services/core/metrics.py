@@ -56,7 +56,7 @@ def provider_call(provider: Provider) -> Iterator[None]:
     """Count one call to ``provider``: ``outcome="error"`` when the block raises."""
     try:
         yield
-    except BaseException:
+    except Exception:  # a cancelled request (CancelledError) is no provider failure
         PROVIDER_CALLS.labels(provider, "error").inc()
         raise
     PROVIDER_CALLS.labels(provider, "ok").inc()
