@@ -330,9 +330,9 @@ async def _stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    if args.benchmark == "compression":
-        return await run_compression_command(args, settings)
     with ProgressBar("questions") as bar:
+        if args.benchmark == "compression":
+            return await run_compression_command(args, settings, bar)
         return await run_locomo_command(args, settings, bar)
 
 

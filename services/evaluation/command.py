@@ -229,7 +229,9 @@ def add_compression_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-async def run_compression_command(args: argparse.Namespace, settings: Settings) -> int:
+async def run_compression_command(
+    args: argparse.Namespace, settings: Settings, progress: Progress = NO_PROGRESS
+) -> int:
     """Run the compression evaluation; print the table; write ``--json`` / ``--markdown``."""
     if not args.data.is_file():
         raise InvalidInput(f"no such dataset file: {args.data}")
@@ -238,7 +240,8 @@ async def run_compression_command(args: argparse.Namespace, settings: Settings) 
     await asyncio.to_thread(analyzer.warm)
     estimator = get_token_estimator(settings.token_estimator)
     date = utcnow()
-    run = await run_compression(conversations, build_message_scorer(analyzer, settings), estimator)
+    scorer = build_message_scorer(analyzer, settings)
+    run = await run_compression(conversations, scorer, estimator, progress=progress)
     meta = {
         "benchmark": "locomo-compression",
         "generated_by": "make eval-compression (jarvis-memory eval compression)",

@@ -26,6 +26,7 @@ from services.remembering.reindex import reindex
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
+from tests.factories import Counted
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -166,27 +167,15 @@ def test_the_progress_bar_draws_in_a_terminal_only() -> None:
     assert piped.getvalue() == ""
 
 
-class _Recorder:
-    def __init__(self) -> None:
-        self.total: int | None = -1
-        self.done = 0
-
-    def start(self, total: int | None) -> None:
-        self.total = total
-
-    def advance(self, amount: int = 1) -> None:
-        self.done += amount
-
-
 async def test_import_and_reindex_report_their_progress(
     db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock, tmp_path: Path
 ) -> None:
     path = tmp_path / "bank.json"
     history = {"2023-04-28": [{"query": f"第{n}天散步", "response": f"好的{n}"} for n in range(4)]}
     path.write_text(json.dumps({"Ann": {"history": history}}), encoding="utf-8")
-    imported = _Recorder()
+    imported = Counted()
     await import_memorybank(db, (settings, analyzer, clock), path, progress=imported)
     assert (imported.total, imported.done) == (8, 8)
-    reindexed = _Recorder()
+    reindexed = Counted()
     result = await reindex(db, analyzer, "memorybank-01", batch_size=3, progress=reindexed)
     assert (reindexed.total, reindexed.done, result.memories) == (8, 8, 8)
