@@ -26,11 +26,11 @@ Form = Literal["statement", "request", "question", "pleasantry"]
 # made only of these (and punctuation) is a pleasantry.
 _ACKNOWLEDGEMENT: Final = re.compile(
     r"好的?|好吧|嗯+|哦+|噢|啊|对的?|是的?|行|可以|没问题|谢谢你?|多谢|感谢|收到|明白了?|知道了|了解"
-    r"|不客气|没事|再说吧|我想想|让我想想|考虑一下"
+    r"|不客气|没事|再说吧|以后再说|回头再说|我想想|让我想想|考虑一下"
     r"|\b(?:ok(?:ay)?|right|sure(?: thing)?|yes|yeah|yep|no|nope|thanks?(?: a lot)?|thank you"
     r"|please|got it|great|cool|fine|alright|all right|sounds good|perfect|of course"
     r"|hmm+|hm+|maybe|not yet|makes sense|understood|noted|i see|let me think(?: about it)?"
-    r"|you'?re welcome|no problem|good idea|will do)\b",
+    r"|you'?re welcome|no problem|good idea|will do|later|good night|bye)\b",
     re.I,
 )
 _LEFTOVER: Final = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -47,7 +47,11 @@ _REQUEST_LEAD: Final = re.compile(
     r"(?![A-Za-z])[\s,，.。!！:：]*",
     re.I,
 )
-_FILLER_LEAD: Final = re.compile(r"^(?:嗯+|哦+|呃+|um+|uh+|well|also|另外)[\s,，.。!！]+", re.I)
+_FILLER_LEAD: Final = re.compile(
+    r"^(?:嗯+|哦+|呃+|好的?|行|对|um+|uh+|well|also|另外|ok(?:ay)?|yes|yeah|no)"
+    r"(?![A-Za-z])[\s,，.。!！]+",
+    re.I,
+)
 _QUESTION_END: Final = re.compile(r"[?？]\s*$")
 _CONCERN: Final = re.compile(
     r"急|紧急|很重要|担心|焦虑|着急|压力|害怕|来不及|逾期"
@@ -88,7 +92,7 @@ def as_instruction(request: str) -> str:
 
 
 def without_filler(sentence: str) -> str:
-    """A statement without a leading 「嗯，」, "Um," or "Also,"."""
+    """A statement without a leading 「嗯，」, 「好，」, "Um,", "No," or "Also,"."""
     return _FILLER_LEAD.sub("", sentence.strip()) or sentence.strip()
 
 

@@ -93,9 +93,9 @@ _CUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     (
         "Decisions",
         re.compile(
-            r"决定|决策|改为|改用|采用|选择了|选用|就用|确定用|定下|"
+            r"决定|决策|改为|改用|采用|选择了|选用|就用|确定用|定下|就按你说的|就这么[定办]|"
             r"\bdecided?\b|\bwe'll use\b|\bswitch(ed)? to\b|\bchose\b|\bgoing with\b"
-            r"|\bsettled on\b|\blet's use\b|\bwill use\b",
+            r"|\bsettled on\b|\blet's use\b|\bwill use\b|\blet's do (?:that|it)\b",
             re.I,
         ),
     ),
@@ -104,7 +104,7 @@ _CUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
         re.compile(
             r"TODO|待办|下一步|接下来|记得|回头|稍后|之后再|明天要|还要|还需要|还没|尚未"
             r"|\bnext step|\bto-?do\b|\bremember to\b|\blater\b|\bfollow up\b|\bstill need"
-            r"|\bhaven'?t\b[^.!?]*\byet\b",
+            r"|\bhaven'?t\b[^.!?]*\byet\b|\bI'?ll\b|\bI will\b",
             re.I,
         ),
     ),
