@@ -56,6 +56,15 @@ def add_scenarios_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def shown_path(path: Path) -> str:
+    """The folder relative to the working directory when it is inside it (reports are
+    committed: no checkout's absolute path in them)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def folder_sha256(folder: Path) -> str:
     """One hash over the folder's JSON files (names and bytes, in name order)."""
     digest = hashlib.sha256()
@@ -106,7 +115,7 @@ def scenario_meta(
         "date": utcnow().isoformat(timespec="seconds"),
         **({"note": args.note} if args.note else {}),
         "dataset": {
-            "path": str(args.data),
+            "path": shown_path(args.data),
             "sha256": folder_sha256(args.data),
             "people": len(people),
             "statements": sum(len(p.statements) for p in people),
