@@ -64,6 +64,20 @@ def recall_cell(outcomes: Sequence[QuestionOutcome]) -> dict[str, Any]:
         "no_answer_returned": _mean([float(len(o.returned)) for o in no_answer]),
         "counts_added_filler": sum(o.counts_added_filler for o in outcomes),
         "counts_added_acceptable": sum(o.counts_added_acceptable for o in outcomes),
+        **_sufficient_shares(answerable, no_answer),
+    }
+
+
+def _sufficient_shares(
+    answerable: Sequence[QuestionOutcome], no_answer: Sequence[QuestionOutcome]
+) -> dict[str, float | None]:
+    """Share of questions recall judged ``sufficient`` (only when it reports the verdict):
+    high for answerable ones is good, any for unanswerable ones is a false "enough"."""
+    if all(o.sufficient is None for o in [*answerable, *no_answer]):
+        return {}
+    return {
+        "sufficient_answerable": _mean([float(bool(o.sufficient)) for o in answerable]),
+        "sufficient_no_answer": _mean([float(bool(o.sufficient)) for o in no_answer]),
     }
 
 
@@ -107,6 +121,7 @@ def _question_row(o: QuestionOutcome) -> dict[str, Any]:
         "filler": o.filler,
         "counts_added_filler": o.counts_added_filler,
         "counts_added_acceptable": o.counts_added_acceptable,
+        "sufficient": o.sufficient,
     }
 
 
@@ -246,6 +261,13 @@ def _summary_lines(report: dict[str, Any]) -> list[str]:
         f"{cards['worthy_statements']} card-worthy statements carded "
         f"(coverage {_fraction(cards['card_coverage'])})",
     ]
+    overall = recall["overall"]
+    if "sufficient_answerable" in overall:
+        lines.append(
+            f"sufficient (seed 001 §1.2): {_fraction(overall['sufficient_answerable'])} of "
+            f"answerable questions, {_fraction(overall['sufficient_no_answer'])} of "
+            "unanswerable ones"
+        )
     if confidence is not None:
         lines.append(
             f"mean confidence: acceptable results {_fraction(confidence['acceptable_mean'])}, "

@@ -15,17 +15,20 @@ acceptable result for it are measured, not inferred from the answer.
 small enough that the early turns are summarised and ``extract_cards`` forced on, so the
 junk rate is measured whatever the default; the memories the call wrote are the cards.
 
-Fields that later versions of recall add to a hit (``confidence``) are read when present.
+Fields that later versions of recall add (a hit's ``confidence``; seed 001's ``sufficient``
+verdict) are read when present.
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -45,6 +48,8 @@ from services.recall.recall_service import RecallService
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
+
+log = logging.getLogger(__name__)
 
 TOP_K: Final = 5
 # The /context call of a scenario conversation: small enough that everything before the
@@ -87,6 +92,7 @@ class QuestionOutcome:
     counts_added_acceptable: int  # recall_count increase on acceptable memories
     counts_added_filler: int  # … on every other memory of the person
     milliseconds: float
+    sufficient: bool | None = None  # when the recall API reports it
 
     @property
     def hit_at_1(self) -> bool:
@@ -193,6 +199,37 @@ def _confidence(hit: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def _sufficiency_verdict() -> Callable[..., Any] | None:
+    """Seed 001 §1.2's "is private memory enough?" when this recall provides it
+    (``services.recall.sufficiency.sufficiency(evidence, confidences, settings, asked=)``,
+    issue 28 part A); None before it does, and the report leaves ``sufficient`` out."""
+    try:
+        module = importlib.import_module("services.recall.sufficiency")
+    except ImportError:
+        return None
+    verdict = getattr(module, "sufficiency", None)
+    return verdict if callable(verdict) else None
+
+
+def _sufficient(
+    verdict: Callable[..., Any] | None, hits: Sequence[object], settings: Settings, query: str
+) -> bool | None:
+    if verdict is None:
+        return None
+    try:
+        found = verdict(
+            [getattr(h, "evidence", None) for h in hits],
+            [getattr(h, "confidence", None) for h in hits],
+            settings,
+            asked=bool(query.strip()),
+        )
+    except (TypeError, AttributeError) as exc:  # another shape of the API: not measured
+        log.warning("recall sufficiency not measured: %s", exc)
+        return None
+    value = getattr(found, "sufficient", None)
+    return value if isinstance(value, bool) else None
+
+
 async def run_person(
     db: Database,
     settings: Settings,
@@ -211,6 +248,7 @@ async def run_person(
         return RecallService(session, settings, analyzer, clock)
 
     accepted_anywhere = {s for q in person.questions for s in q.acceptable}
+    verdict = _sufficiency_verdict()
     for index, question in enumerate(person.questions):
         clock.now = person.now + timedelta(minutes=index)
         before = await _recall_counts(db, user_id)
@@ -235,6 +273,9 @@ async def run_person(
             )
         added = {mid: after.get(mid, 0) - before.get(mid, 0) for mid in after}
         good = {mid for mid, ids in by_memory.items() if ids & question.acceptable}
+        sufficient = _sufficient(verdict, hits, settings, question.text)
+        if sufficient is not None:
+            run.optional_fields.add("sufficient")
         run.questions.append(
             QuestionOutcome(
                 person.id,
@@ -243,6 +284,7 @@ async def run_person(
                 sum(n for mid, n in added.items() if mid in good),
                 sum(n for mid, n in added.items() if mid not in good),
                 milliseconds,
+                sufficient,
             )
         )
     final = await _recall_counts(db, user_id)

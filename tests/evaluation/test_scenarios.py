@@ -159,6 +159,17 @@ def _recomputed(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "no_answer_returned": sum(len(r["returned"]) for r in no_answer) / len(no_answer),
         "counts_added_filler": sum(r["counts_added_filler"] for r in rows),
         "counts_added_acceptable": sum(r["counts_added_acceptable"] for r in rows),
+        # Only once recall reports seed 001's verdict (issue 28 part A).
+        **(
+            {
+                "sufficient_answerable": sum(bool(r["sufficient"]) for r in answerable)
+                / len(answerable),
+                "sufficient_no_answer": sum(bool(r["sufficient"]) for r in no_answer)
+                / len(no_answer),
+            }
+            if any(r["sufficient"] is not None for r in rows)
+            else {}
+        ),
     }
 
 
