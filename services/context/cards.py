@@ -82,7 +82,12 @@ def is_card_worthy(candidate: Candidate) -> bool:
 
 def llm_cards_worth_keeping(cards: Sequence[Card]) -> list[Card]:
     """The LLM's cards without questions and pleasantries (it was asked for statements)."""
-    return [c for c in cards if form_of(c.content) not in ("question", "pleasantry")]
+    return [
+        c
+        for c in cards
+        if form_of(c.content) not in ("question", "pleasantry")
+        and not c.content.rstrip().endswith(("?", "？"))
+    ]
 
 
 def cards_from_candidates(

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from services.context.cards import (
+    Card,
+    cards_from_candidates,
+    is_card_worthy,
+    llm_cards_worth_keeping,
+)
 from services.context.statements import as_instruction, form_of, voices_concern, without_filler
+from services.context.summary import Candidate
 
 
 @pytest.mark.parametrize(
@@ -60,3 +67,24 @@ def test_fillers_and_concerns() -> None:
     assert voices_concern("清明回成都的高铁票还没买，急！")
     assert voices_concern("I'm worried the launch will slip.")
     assert not voices_concern("I prefer the train.")
+
+
+def test_only_the_persons_statements_are_card_worthy() -> None:
+    said = Candidate("Decisions", "I decided to switch to day shifts.", 9.0, 3, "user")
+    advised = Candidate("Constraints", "You must never skip a warm-up.", 9.0, 4, "assistant")
+    asked = Candidate("Goal", "Remind me what I need to pay", 9.0, 5, "user", "request")
+    carried = Candidate("Decisions", "I decided to switch to day shifts.", 9.0, None, "user")
+    assert [is_card_worthy(c) for c in (said, advised, asked)] == [True, False, False]
+    cards = cards_from_candidates([said, advised, asked, carried], lambda text: text.split())
+    assert [c.content for c in cards] == ["I decided to switch to day shifts."]
+
+
+def test_the_llms_questions_and_pleasantries_are_not_kept_as_cards() -> None:
+    cards = [
+        Card("I decided to switch to day shifts.", "decision"),
+        Card("Would you like a training plan?", "goal"),
+        Card("Yes please.", "goal"),
+    ]
+    assert [c.content for c in llm_cards_worth_keeping(cards)] == [
+        "I decided to switch to day shifts."
+    ]
