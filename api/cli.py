@@ -37,6 +37,7 @@ from services.evaluation.command import (
     run_compression_command,
     run_locomo_command,
 )
+from services.evaluation.scenario_command import add_scenarios_arguments, run_scenarios_command
 from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import MemoryService, NewMemory
@@ -307,12 +308,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_compression_arguments(
         benchmarks.add_parser("compression", help="LoCoMo evidence kept by smart_compress")
     )
+    add_scenarios_arguments(
+        benchmarks.add_parser(
+            "scenarios", help="personal-assistant scenarios: precision, filler, card junk"
+        )
+    )
     return parser
 
 
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.benchmark == "compression":
         return await run_compression_command(args, settings)
+    if args.benchmark == "scenarios":
+        return await run_scenarios_command(args, settings)
     return await run_locomo_command(args, settings)
 
 
