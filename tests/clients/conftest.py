@@ -1,0 +1,20 @@
+"""The real server the client tests talk to: one per module and database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.conftest import BACKENDS
+from tests.live_server import LiveServer, migrated_database, running_server
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def live(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[LiveServer]:
+    tmp = tmp_path_factory.mktemp(f"client-{request.param}")
+    async with migrated_database(request.param, tmp) as url:
+        with running_server(url, tmp) as server:
+            yield server
