@@ -1,4 +1,4 @@
-"""The real server the client tests talk to: one per module and database."""
+"""The real server the client tests talk to: one per database for the whole package."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.conftest import BACKENDS
 from tests.live_server import LiveServer, migrated_database, running_server
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="package", params=BACKENDS)
 async def live(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[LiveServer]:
