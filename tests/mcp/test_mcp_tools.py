@@ -1,0 +1,77 @@
+"""The tools in process (the SDK's in-memory client) on the test database, both backends:
+what a refusal leaves behind, and the per-user binding of the stdio server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from mcp import Client
+
+from api.deps import AppState
+from api.mcp.server import build_mcp_server
+from services.core.db import Database
+from services.core.settings import Settings
+from services.text.analysis import TextAnalyzer
+from tests.conftest import FakeClock
+from tests.mcp.conftest import error_text, structured
+
+
+@pytest.fixture
+async def state(
+    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
+) -> AsyncIterator[AppState]:
+    built = AppState(settings, db, analyzer, clock)
+    yield built
+    await built.background.close()
+
+
+async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) -> None:
+    async with Client(build_mcp_server(lambda: state)) as mcp:
+        refused = await mcp.call_tool(
+            "correct_fact", {"user_id": "u", "memory_id": 12345, "correction": "I moved"}
+        )
+        assert "memory_not_found" in error_text(refused)
+        listed = structured(await mcp.call_tool("list_memories", {"user_id": "u"}))
+        assert listed["items"] == []
+
+
+async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_recall(
+    state: AppState,
+) -> None:
+    async with Client(build_mcp_server(lambda: state)) as mcp:
+        old = structured(
+            await mcp.call_tool(
+                "remember",
+                {"user_id": "u", "content": "My office is on floor 3", "memory_type": "fact"},
+            )
+        )["memory"]
+        fixed = structured(
+            await mcp.call_tool(
+                "correct_fact",
+                {"user_id": "u", "memory_id": old["id"], "correction": "My office is on floor 7"},
+            )
+        )
+        assert fixed["new"]["memory_type"] == "fact"
+        assert fixed["old"]["superseded_by_id"] == fixed["new"]["id"]
+        hits = structured(await mcp.call_tool("recall", {"user_id": "u", "query": "office floor"}))
+        assert [h["memory"]["id"] for h in hits["results"]] == [fixed["new"]["id"]]
+        listed = structured(
+            await mcp.call_tool("list_memories", {"user_id": "u", "order": "recent", "limit": 1})
+        )
+        assert [m["id"] for m in listed["items"]] == [fixed["new"]["id"]]
+        assert listed["next_cursor"] is None
+
+
+async def test_a_user_s_server_reaches_only_that_user(state: AppState) -> None:
+    async with Client(build_mcp_server(lambda: state, user_id="alice")) as alice:
+        structured(await alice.call_tool("remember", {"content": "Alice likes tea"}))
+        # user_id is not a parameter of alice's tools: a model that sends one anyway
+        # still reads alice's memories (the SDK drops unknown arguments).
+        sneaky = structured(await alice.call_tool("list_memories", {"user_id": "bob"}))
+        assert [m["content"] for m in sneaky["items"]] == ["Alice likes tea"]
+    async with Client(build_mcp_server(lambda: state)) as anyone:
+        bob = structured(await anyone.call_tool("list_memories", {"user_id": "bob"}))
+        assert bob["items"] == []
+        alice_items = structured(await anyone.call_tool("list_memories", {"user_id": "alice"}))
+        assert [m["content"] for m in alice_items["items"]] == ["Alice likes tea"]
