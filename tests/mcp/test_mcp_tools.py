@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 from mcp import Client
 
@@ -75,3 +76,35 @@ async def test_a_user_s_server_reaches_only_that_user(state: AppState) -> None:
         assert bob["items"] == []
         alice_items = structured(await anyone.call_tool("list_memories", {"user_id": "alice"}))
         assert [m["content"] for m in alice_items["items"]] == ["Alice likes tea"]
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def test_without_keys_mcp_answers_loopback_names_only(client: httpx.AsyncClient) -> None:
+    """Auth off: a page that rebinds its own name to 127.0.0.1 is refused (Host, Origin)."""
+    local = await client.post(
+        "/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "Host": "127.0.0.1:8000"}
+    )
+    assert local.status_code == 200, local.text
+    assert local.json()["result"]["serverInfo"]["name"] == "jarvis-memory"
+    rebound = await client.post(
+        "/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "Host": "evil.example:8000"}
+    )
+    assert rebound.status_code in (403, 421), rebound.text
+    cross = await client.post(
+        "/mcp",
+        json=INITIALIZE,
+        headers={**MCP_HEADERS, "Host": "127.0.0.1:8000", "Origin": "http://evil.example"},
+    )
+    assert cross.status_code == 403, cross.text
