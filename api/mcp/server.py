@@ -8,7 +8,9 @@ published without it, so a desktop client's model cannot reach anyone else's mem
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, get_type_hints
 
 from mcp.server.mcpserver import MCPServer
@@ -61,11 +63,25 @@ async def _important_json(tools: MemoryTools, user_id: str) -> str:
         raise ResourceError(str(exc)) from exc
 
 
+@contextmanager
+def _logging_left_alone() -> Iterator[None]:
+    """MCPServer's constructor calls ``logging.basicConfig`` (with its own handler, at
+    INFO), which configures the root logger of a process that had not yet: the server's
+    logging is the application's to set up (``serve``, uvicorn), not the SDK's. A
+    handler on the root for the moment makes that call a no-op."""
+    root = logging.getLogger()
+    placeholder = logging.NullHandler()
+    root.addHandler(placeholder)
+    try:
+        yield
+    finally:
+        root.removeHandler(placeholder)
+
+
 def build_mcp_server(state_of: Callable[[], AppState], user_id: str | None = None) -> MCPServer:
     """The server; ``user_id`` fixes the user (stdio), None takes it per call (HTTP)."""
-    server: MCPServer = MCPServer(
-        "jarvis-memory", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
-    )
+    with _logging_left_alone():
+        server: MCPServer = MCPServer("jarvis-memory", instructions=INSTRUCTIONS, version="0.1.0")
     tools = MemoryTools(state_of)
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False)
     published: list[tuple[Tool, ToolAnnotations | None]] = [

@@ -3,6 +3,9 @@ what a refusal leaves behind, and the per-user binding of the stdio server."""
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -108,3 +111,15 @@ async def test_without_keys_mcp_answers_loopback_names_only(client: httpx.AsyncC
         headers={**MCP_HEADERS, "Host": "127.0.0.1:8000", "Origin": "http://evil.example"},
     )
     assert cross.status_code == 403, cross.text
+
+
+def test_building_the_server_leaves_the_root_logger_alone() -> None:
+    """The SDK's constructor would configure logging; that is the application's to do.
+    In a fresh interpreter: pytest's own handlers on the root would hide it here."""
+    code = (
+        "import logging; from api.mcp.server import build_mcp_server; "
+        "build_mcp_server(lambda: None); root = logging.getLogger(); "
+        "print(len(root.handlers), root.level)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", str(logging.WARNING)]
