@@ -1,4 +1,5 @@
-"""The real server the client tests talk to: one per database for the whole package."""
+"""The real server that the clients (the Python client, an MCP client over HTTP) talk to:
+one per database for the whole package."""
 
 from __future__ import annotations
 

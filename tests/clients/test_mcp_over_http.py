@@ -1,5 +1,6 @@
 """``/mcp``: the tools over streamable HTTP against the real server (uvicorn on loopback),
-driven by the MCP SDK's own client, on both databases."""
+driven by the MCP SDK's own client, on both databases (the server the Python client's
+tests use: one per database for tests/clients)."""
 
 from __future__ import annotations
 
@@ -8,26 +9,14 @@ from contextlib import asynccontextmanager
 
 import httpx
 import httpx2
-import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextResourceContents
 
-from tests.conftest import BACKENDS
-from tests.live_server import LiveServer, migrated_database, running_server
+from tests.live_server import LiveServer
 from tests.mcp.conftest import error_text, structured
 
 USER = "mcp-http-user"
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-async def live(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[LiveServer]:
-    tmp = tmp_path_factory.mktemp(f"mcp-{request.param}")
-    async with migrated_database(request.param, tmp) as url:
-        with running_server(url, tmp) as server:
-            yield server
 
 
 @asynccontextmanager
