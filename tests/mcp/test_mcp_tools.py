@@ -4,8 +4,6 @@ what a refusal leaves behind, and the per-user binding of the stdio server."""
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -113,13 +111,19 @@ async def test_without_keys_mcp_answers_loopback_names_only(client: httpx.AsyncC
     assert cross.status_code == 403, cross.text
 
 
-def test_building_the_server_leaves_the_root_logger_alone() -> None:
+def test_building_the_server_leaves_the_root_logger_alone(state: AppState) -> None:
     """The SDK's constructor would configure logging; that is the application's to do.
-    In a fresh interpreter: pytest's own handlers on the root would hide it here."""
-    code = (
-        "import logging; from api.mcp.server import build_mcp_server; "
-        "build_mcp_server(lambda: None); root = logging.getLogger(); "
-        "print(len(root.handlers), root.level)"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["0", str(logging.WARNING)]
+    pytest's own handlers on the root would hide it: they are set aside meanwhile."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    for handler in handlers:
+        root.removeHandler(handler)
+    try:
+        build_mcp_server(lambda: state)
+        assert (root.handlers, root.level) == ([], level)
+    finally:
+        for handler in root.handlers:
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)
