@@ -50,6 +50,8 @@ def test_every_v1_route_sync(live: LiveServer) -> None:
         assert page["next_cursor"] is not None
         rest = memory.list_memories(user, order="recent", limit=2, cursor=page["next_cursor"])
         assert [m["id"] for m in rest["items"]] == [ann["id"]]
+        every = [m["id"] for m in memory.iter_memories(user, order="recent", page_size=1)]
+        assert every == [report, guitar, ann["id"]]
         todos = memory.list_memories(user, types=["todo", "fact"])
         assert {m["id"] for m in todos["items"]} == {ann["id"], report}
 
@@ -136,6 +138,9 @@ async def test_the_async_client(live: LiveServer) -> None:
         assert [h["memory"]["id"] for h in hits["results"]] == [stored["id"]]
         page = await memory.list_memories(user)
         assert [m["id"] for m in page["items"]] == [stored["id"]]
+        again = await memory.remember(user, "The plumber comes on Monday", memory_type="event")
+        every = [m["id"] async for m in memory.iter_memories(user, order="recent", page_size=1)]
+        assert every == [again["id"], stored["id"]]
         await memory.forget(user, stored["id"])
         with pytest.raises(NotFoundError):
             await memory.get_memory(user, stored["id"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar, Unpack, cast
 
 import httpx
@@ -109,6 +110,34 @@ class AsyncJarvisMemory:
         """A page of memories, most important (or newest) first."""
         call = calls.list_memories(user_id, order, limit, cursor, types, level, include_superseded)
         return await self.send(call)
+
+    async def iter_memories(
+        self,
+        user_id: str,
+        *,
+        order: Order | None = None,
+        page_size: int | None = None,
+        types: list[MemoryType] | None = None,
+        level: Level | None = None,
+        include_superseded: bool | None = None,
+    ) -> AsyncIterator[Memory]:
+        """Every memory of the listing, following ``next_cursor`` page by page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_memories(
+                user_id,
+                order=order,
+                limit=page_size,
+                cursor=cursor,
+                types=types,
+                level=level,
+                include_superseded=include_superseded,
+            )
+            for memory in page["items"]:
+                yield memory
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
 
     async def get_memory(self, user_id: str, memory_id: int) -> Memory:
         """One memory with its scores."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any, TypeVar, Unpack, cast
 
 import httpx
@@ -112,6 +113,33 @@ class JarvisMemory:
         """A page of memories, most important (or newest) first."""
         call = calls.list_memories(user_id, order, limit, cursor, types, level, include_superseded)
         return self.send(call)
+
+    def iter_memories(
+        self,
+        user_id: str,
+        *,
+        order: Order | None = None,
+        page_size: int | None = None,
+        types: list[MemoryType] | None = None,
+        level: Level | None = None,
+        include_superseded: bool | None = None,
+    ) -> Iterator[Memory]:
+        """Every memory of the listing, following ``next_cursor`` page by page."""
+        cursor: str | None = None
+        while True:
+            page = self.list_memories(
+                user_id,
+                order=order,
+                limit=page_size,
+                cursor=cursor,
+                types=types,
+                level=level,
+                include_superseded=include_superseded,
+            )
+            yield from page["items"]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
 
     def get_memory(self, user_id: str, memory_id: int) -> Memory:
         """One memory with its scores."""
