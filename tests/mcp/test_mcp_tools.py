@@ -65,6 +65,20 @@ async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_reca
         assert listed["next_cursor"] is None
 
 
+async def test_context_injects_the_memory_and_forget_takes_it_out(state: AppState) -> None:
+    async with Client(build_mcp_server(lambda: state, user_id="u")) as mcp:
+        dog = structured(await mcp.call_tool("remember", {"content": "My dog is called Rex"}))
+        ask = {"messages": [{"role": "user", "content": "What is my dog called?"}]}
+        assembled = structured(await mcp.call_tool("context", {**ask, "budget_tokens": 300}))
+        assert [m["id"] for m in assembled["memories"]] == [dog["memory"]["id"]]
+        assert assembled["messages"][-1] == ask["messages"][0]
+        structured(await mcp.call_tool("forget", {"memory_id": dog["memory"]["id"]}))
+        after = structured(await mcp.call_tool("context", {**ask, "budget_tokens": 300}))
+        assert after["memories"] == []
+        too_small = await mcp.call_tool("context", {**ask, "budget_tokens": 0})
+        assert too_small.is_error
+
+
 async def test_a_user_s_server_reaches_only_that_user(state: AppState) -> None:
     async with Client(build_mcp_server(lambda: state, user_id="alice")) as alice:
         structured(await alice.call_tool("remember", {"content": "Alice likes tea"}))
