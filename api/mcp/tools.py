@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -40,7 +40,7 @@ from api.mcp.schemas import (
     UserIdArg,
     Why,
 )
-from api.schemas.common import Level, MemoryType
+from api.schemas.common import Content, Level, MemoryType, NoNul, Tags
 from api.schemas.messages import ChatMessageIn
 from services.context.context_service import ContextRequest
 from services.core.db import is_contention
@@ -54,17 +54,12 @@ T = TypeVar("T")
 # How many memories the "most important" resource lists.
 IMPORTANT_LIMIT = 20
 
-Content = Annotated[
-    str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="the statement")
-]
+# The REST bodies' own field types: a tool refuses what the route refuses.
+Statement = Annotated[Content, Field(description="the statement, in the user's words")]
 MemoryIdArg = Annotated[int, Field(ge=1, le=MAX_ID, description="a memory id")]
 TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description="how many memories, best first")]
-Tags = Annotated[
-    list[Annotated[str, Field(min_length=1, max_length=64)]],
-    Field(
-        max_length=16,
-        description="emotion tags, e.g. worried, happy (they weigh into importance)",
-    ),
+EmotionTags = Annotated[
+    Tags, Field(description="emotion tags, e.g. worried, happy (they weigh into importance)")
 ]
 
 
@@ -134,9 +129,9 @@ class MemoryTools:
     async def remember(
         self,
         user_id: UserIdArg,
-        content: Content,
+        content: Statement,
         memory_type: MemoryType = "other",
-        tags: Tags | None = None,
+        tags: EmotionTags | None = None,
     ) -> Remembered:
         """Remember a statement about the user (a fact, preference, goal, decision, todo,
         event...). Saying the same thing again merges into the stored memory and counts
@@ -154,6 +149,7 @@ class MemoryTools:
         user_id: UserIdArg,
         query: Annotated[
             str,
+            NoNul,
             Field(
                 max_length=MAX_CONTENT_CHARS,
                 description='what the answer is about; "" for what matters most',
@@ -204,9 +200,7 @@ class MemoryTools:
     async def list_memories(
         self,
         user_id: UserIdArg,
-        order: Annotated[
-            str, Field(pattern="^(importance|recent)$", description="importance or recent")
-        ] = "importance",
+        order: Literal["importance", "recent"] = "importance",
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
         cursor: Annotated[
             str | None,
@@ -222,7 +216,7 @@ class MemoryTools:
         async def page(service: MemoryService) -> MemoryList:
             found = await service.list_page(
                 user_id,
-                order="recent" if order == "recent" else "importance",
+                order=order,
                 limit=limit,
                 cursor=cursor,
                 types=memory_types or [],
@@ -235,7 +229,7 @@ class MemoryTools:
         return await self._read(page)
 
     async def correct_fact(
-        self, user_id: UserIdArg, memory_id: MemoryIdArg, correction: Content
+        self, user_id: UserIdArg, memory_id: MemoryIdArg, correction: Statement
     ) -> Corrected:
         """Correct a stored memory that is no longer true: the correction is remembered
         and supersedes the old memory, which leaves recall but stays in the history."""
@@ -259,6 +253,7 @@ class MemoryTools:
         budget_tokens: Annotated[int, Field(ge=1, le=10_000_000)],
         query: Annotated[
             str | None,
+            NoNul,
             Field(max_length=8000, description="what to recall for; default the last user message"),
         ] = None,
         memory_top_k: Annotated[int | None, Field(ge=1, le=MAX_TOP_K)] = None,

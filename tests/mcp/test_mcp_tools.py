@@ -38,6 +38,22 @@ async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) 
         assert listed["items"] == []
 
 
+async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
+    async with Client(build_mcp_server(lambda: state)) as mcp:
+        for arguments in (
+            {"content": "   "},  # blank
+            {"content": "a\x00b"},  # NUL
+            {"content": "fine", "tags": ["x" * 65]},  # a tag over the limit
+            {"content": "fine", "memory_type": "gossip"},
+        ):
+            refused = await mcp.call_tool("remember", {"user_id": "u", **arguments})
+            assert refused.is_error, arguments
+        nul_query = await mcp.call_tool("recall", {"user_id": "u", "query": "a\x00"})
+        assert nul_query.is_error
+        listed = structured(await mcp.call_tool("list_memories", {"user_id": "u"}))
+        assert listed["items"] == []
+
+
 async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_recall(
     state: AppState,
 ) -> None:
