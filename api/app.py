@@ -13,6 +13,7 @@ from api.deps import AppState, require_service_key
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
 from api.loopback import LoopbackOnly
+from api.mcp.http import mount_mcp
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
@@ -48,7 +49,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
             frozen = freeze_startup_heap()
             log.info("startup heap frozen: %d objects out of the cyclic collector's walk", frozen)
         try:
-            yield
+            # The MCP transport's task group: its calls end before the database goes.
+            async with mcp.session_manager.run():
+                yield
         finally:
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
@@ -75,6 +78,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(health.router)
+    mcp = mount_mcp(app, settings, lambda: app.state.jarvis)
     return app
 
 

@@ -30,6 +30,7 @@ from services.core.settings import (
     default_database_url,
     default_sqlite_path,
 )
+from services.core.validation import check_user_id
 from services.embeddings.service import build_embeddings
 from services.evaluation.command import (
     add_compression_arguments,
@@ -109,6 +110,23 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     # This process becomes the supervisor, without the modules it imported.
     exec_supervisor("api.app:app_from_environment", holder, args.workers)
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """The MCP server over stdio for one user (desktop clients start it themselves)."""
+    from api.mcp.stdio import serve_stdio
+
+    user = args.user or settings.jarvis_mcp_user
+    if not user:
+        return _error("invalid_input", "name the user: --user ID or JARVIS_MCP_USER")
+    try:
+        check_user_id(user)
+    except DomainError as exc:
+        return _error(exc.code, f"--user: {exc.message}")
+    if refusal := prepare_database(settings):
+        return _error("not_migrated", refusal)
+    asyncio.run(serve_stdio(settings, user))
+    return 0
 
 
 def prepare_database(settings: Settings) -> str | None:
@@ -278,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="server processes (PostgreSQL only): each has its own event loop and pool",
     )
+    mcp = sub.add_parser(
+        "mcp", help="MCP server over stdio for one user (Claude Desktop, Cursor, ...)"
+    )
+    mcp.add_argument("--user", default=None, help="whose memories (default: JARVIS_MCP_USER)")
     sub.add_parser("migrate", help="alembic upgrade head")
     rescore = sub.add_parser("rescore", help="rescore now (for cron)")
     rescore.add_argument("--user", default=None, help="only this user's memories")
@@ -346,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(args, settings)
         if args.command == "migrate":
             return cmd_migrate(args, settings)
+        if args.command == "mcp":
+            return cmd_mcp(args, settings)
         return asyncio.run(ASYNC_COMMANDS[args.command](args, settings))
     except DomainError as exc:
         return _error(exc.code, exc.message)
