@@ -9,7 +9,7 @@ SCALE ?= small
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression mutation clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression eval-scenarios mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,9 @@ bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
+
+eval-scenarios: $(STAMP) ## personal-assistant scenarios (zh/en): hit@1, filler, no-answer results, counts to filler, /context card junk; writes docs/eval/ (generated)
+	$(BIN)/jarvis-memory eval scenarios --json docs/eval/scenarios.json --markdown docs/eval/scenarios.md
 
 # The mutation extra (mutmut) on top of the test install.
 $(VENV)/.mutation: $(STAMP)

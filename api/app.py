@@ -16,6 +16,7 @@ from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
 from api.loopback import LoopbackOnly
+from api.mcp.http import mount_mcp
 from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
 from api.request_logging import install_request_id
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
@@ -59,7 +60,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
             frozen = freeze_startup_heap()
             log.info("startup heap frozen: %d objects out of the cyclic collector's walk", frozen)
         try:
-            yield
+            # The MCP transport's task group: its calls end before the database goes.
+            async with mcp.session_manager.run():
+                yield
         finally:
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
@@ -99,6 +102,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(metrics.router)
     install_offline_docs(app)
     install_console(app)
+    mcp = mount_mcp(app, settings, lambda: app.state.jarvis)
     return app
 
 

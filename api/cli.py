@@ -31,11 +31,13 @@ from services.core.settings import (
     default_database_url,
     default_sqlite_path,
 )
+from services.core.validation import check_user_id
 from services.embeddings.service import build_embeddings
 from services.evaluation.command import (
     run_compression_command,
     run_locomo_command,
 )
+from services.evaluation.scenario_command import run_scenarios_command
 from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import MemoryService, NewMemory
@@ -112,6 +114,23 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     # This process becomes the supervisor, without the modules it imported.
     exec_supervisor("api.app:app_from_environment", holder, args.workers)
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """The MCP server over stdio for one user (desktop clients start it themselves)."""
+    from api.mcp.stdio import serve_stdio
+
+    user = args.user or settings.jarvis_mcp_user
+    if not user:
+        return _error("invalid_input", "name the user: --user ID or JARVIS_MCP_USER")
+    try:
+        check_user_id(user)
+    except DomainError as exc:
+        return _error(exc.code, f"--user: {exc.message}")
+    if refusal := prepare_database(settings):
+        return _error("not_migrated", refusal)
+    asyncio.run(serve_stdio(settings, user))
+    return 0
 
 
 def prepare_database(settings: Settings) -> str | None:
@@ -330,6 +349,8 @@ async def _stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    if args.benchmark == "scenarios":
+        return await run_scenarios_command(args, settings)
     with ProgressBar("questions") as bar:
         if args.benchmark == "compression":
             return await run_compression_command(args, settings, bar)
@@ -358,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(args, settings)
         if args.command == "migrate":
             return cmd_migrate(args, settings)
+        if args.command == "mcp":
+            return cmd_mcp(args, settings)
         return asyncio.run(ASYNC_COMMANDS[args.command](args, settings))
     except DomainError as exc:
         return _error(exc.code, exc.message)

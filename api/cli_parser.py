@@ -9,8 +9,10 @@ from pathlib import Path
 from models import MEMORY_TYPES
 from services.core.validation import MAX_TOP_K
 from services.evaluation.command import add_compression_arguments, add_locomo_arguments
+from services.evaluation.scenario_command import add_scenarios_arguments
 
-DESCRIPTION = """jarvis-memory: serve, migrate, rescore, embed, reindex, add, recall, import, stats.
+DESCRIPTION = """jarvis-memory: serve, mcp, migrate, rescore, embed, reindex, add, recall, import,
+stats, eval.
 
 Every command opens its own unit of work and calls the same services as the routes.
 Results print as text for people; --json prints the API's JSON shapes for scripts.
@@ -134,6 +136,14 @@ def _eval(parser: argparse.ArgumentParser) -> None:
             formatter_class=_HelpFormatter,
         )
     )
+    add_scenarios_arguments(
+        benchmarks.add_parser(
+            "scenarios",
+            help="personal-assistant scenarios: precision, filler, card junk",
+            description="Personal-assistant scenarios: precision, filler, card junk.",
+            formatter_class=_HelpFormatter,
+        )
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     _serve(command("serve", "run the HTTP API (migrates the embedded SQLite database first)"))
+    mcp = command("mcp", "MCP server over stdio for one user (Claude Desktop, Cursor, ...)")
+    mcp.add_argument(
+        "--user", default=None, metavar="USER_ID", help="whose memories (default: JARVIS_MCP_USER)"
+    )
     command("migrate", "bring DATABASE_URL's schema to the newest version (alembic upgrade head)")
     for name, summary in [
         ("rescore", "rescore memories now, as the scheduler does (for cron)"),

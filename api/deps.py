@@ -82,6 +82,18 @@ async def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
+async def ensure_schema_ready(state: AppState) -> None:
+    """Refuse with 503 ``not_ready`` until the schema is found at head (then never
+    checked again): every write of an unmigrated database was a 500 "no such table"
+    (issue 29). Every entry point that opens units of work calls this first."""
+    if state.schema_ready:
+        return
+    readiness = await check_readiness(state.db)
+    if not readiness.ready:
+        raise NotReady(f"the database is not ready: {readiness.database}")
+    state.schema_ready = True
+
+
 async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
     """One unit of work per request: commit when the route returns, roll back on any error.
 
@@ -95,13 +107,7 @@ async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
     the response: 503 ``database_busy`` for contention, else 500 ``internal_error``.
     tests/api/test_commit_before_answer.py fails if a FastAPI upgrade changes that order.
     """
-    if not state.schema_ready:
-        # Until the schema is found at head (then never again): every write of an
-        # unmigrated database was a 500 "no such table" (issue 29).
-        readiness = await check_readiness(state.db)
-        if not readiness.ready:
-            raise NotReady(f"the database is not ready: {readiness.database}")
-        state.schema_ready = True
+    await ensure_schema_ready(state)
     async with state.db.unit_of_work() as session:
         yield session
 
@@ -169,15 +175,19 @@ def _matches(token: str, keys: list[str]) -> bool:
     return any(hmac.compare_digest(token.encode(), key.encode()) for key in keys)
 
 
-async def require_service_key(state: StateDep, credentials: Credentials) -> None:
-    """``/v1`` routes: a service key or an admin key, when auth is on."""
-    settings = state.settings
+def check_service_key(settings: Settings, token: str | None) -> None:
+    """A service key or an admin key, when auth is on (``/v1`` and ``/mcp``)."""
     if not settings.auth_enabled:
         return
-    if credentials is None:
+    if token is None:
         raise Unauthorized("missing bearer key")
-    if not _matches(credentials.credentials, settings.jarvis_api_keys + settings.jarvis_admin_keys):
+    if not _matches(token, settings.jarvis_api_keys + settings.jarvis_admin_keys):
         raise Unauthorized("unknown key")
+
+
+async def require_service_key(state: StateDep, credentials: Credentials) -> None:
+    """``/v1`` routes: a service key or an admin key, when auth is on."""
+    check_service_key(state.settings, credentials.credentials if credentials else None)
 
 
 async def require_admin_key(state: StateDep, credentials: Credentials) -> None:

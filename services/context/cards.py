@@ -6,6 +6,15 @@ constraint, todo, code and fact (fact becomes preference when it states a liking
 topic tags in ``metadata.tags`` and the conversation id as ``source``. Bullets carried
 over from an earlier summary are not carded again: they were when they were new.
 
+A card is only ever what the **person** stated (issue 28): a statement of a user message
+(a fact, preference, plan, decision, TODO or constraint of theirs). Never an assistant
+sentence (its advice is not the person's constraint, its proposal not their decision),
+never a question, a request to the assistant or a pleasantry
+(:mod:`services.context.statements`). An assistant suggestion the person accepts becomes
+a card when the person states it (「好的，就定 1399」); a bare 「好的」 or "Right." says
+too little to tell acceptance from acknowledgement, so it is not carded. The LLM writer
+is asked for the same, and its cards are checked for questions and pleasantries too.
+
 They are stored through :meth:`MemoryService.add_many`, which merges exact and near
 duplicates into the existing memory and raises its mention count, so a statement repeated
 across conversations gains frequency instead of piling up copies (seed 003: "记忆会按
@@ -19,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from services.context.statements import form_of
 from services.context.summary import Candidate
 from services.remembering.memory_service import MemoryService, NewMemory, StoredMemory
 
@@ -61,13 +71,32 @@ def card_type(heading: str, text: str) -> str | None:
     return found
 
 
+def is_card_worthy(candidate: Candidate) -> bool:
+    """The person's own statement (not the assistant's, not a request or question)."""
+    return (
+        candidate.role == "user"
+        and candidate.form == "statement"
+        and form_of(candidate.text) not in ("question", "pleasantry")
+    )
+
+
+def llm_cards_worth_keeping(cards: Sequence[Card]) -> list[Card]:
+    """The LLM's cards without questions and pleasantries (it was asked for statements)."""
+    return [
+        c
+        for c in cards
+        if form_of(c.content) not in ("question", "pleasantry")
+        and not c.content.rstrip().endswith(("?", "？"))
+    ]
+
+
 def cards_from_candidates(
     kept: Sequence[Candidate], keywords: Callable[[str], list[str]]
 ) -> list[Card]:
     """Cards from the new, well-scored bullets of an extractive summary (best first)."""
     cards: list[Card] = []
     for candidate in sorted(kept, key=lambda c: -c.score):
-        if candidate.message_index is None or candidate.role not in ("user", "assistant"):
+        if candidate.message_index is None or not is_card_worthy(candidate):
             continue
         kind = card_type(candidate.heading, candidate.text)
         if kind is None or candidate.score < CARD_MIN_SCORE:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.cards import Card, cards_from_candidates
+from services.context.cards import Card, cards_from_candidates, llm_cards_worth_keeping
 from services.context.levels import Item, Level, LevelCompressor
 from services.context.llm_client import ChatCompletionsClient
 from services.context.messages import ChatMessage
@@ -227,7 +227,7 @@ class HistoryPlanner:
         written = await write_summary(self.llm, items, previous, budget, self.estimator)
         if written is None:
             return None
-        cards = written.llm_cards
+        cards = llm_cards_worth_keeping(written.llm_cards)
         if written.method == "extractive":
             cards = await asyncio.to_thread(cards_from_candidates, written.kept, self.keywords)
         return SummaryOutcome(

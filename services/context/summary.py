@@ -12,6 +12,15 @@ into sentences, each sentence is filed under a heading by cue words (Chinese and
 and scored by its message's importance plus the rule layer's information and decision
 value of the sentence itself; the best sentences fill the budget. The LLM writer lives in
 :mod:`services.context.summary_llm`.
+
+Who said it matters (issue 28, :mod:`services.context.statements`): pleasantries and
+questions are never summarised; the **Goal** comes only from the person's requests,
+rewritten as an instruction ("Also, can you remind me what I need to pay?" → "Remind me
+what I need to pay"), and from statements of theirs with a goal cue (「我打算…」); a
+request to be reminded of something (「记得提醒我…」) is a TODO. The person's statements
+outrank the assistant's (``PERSON_BONUS``), and one that voices urgency or worry
+(「急」, "worried") ranks like a cued sentence (``CONCERN_BONUS``), so an early concern of a
+long conversation, in Chinese, English or both, stays in the summary.
 """
 
 from __future__ import annotations
@@ -24,6 +33,13 @@ from typing import Final
 from services.context.levels import sentences
 from services.context.messages import ChatMessage
 from services.context.rules import rule_score
+from services.context.statements import (
+    Form,
+    as_instruction,
+    form_of,
+    voices_concern,
+    without_filler,
+)
 from services.context.tokens import TokenEstimator
 from services.core.text_cache import text_cache
 from services.text import normalize_content
@@ -46,6 +62,10 @@ MAX_BULLET_CHARS: Final = 300
 PREVIOUS_BULLET_SCORE: Final = 6.0
 # A sentence filed under a specific heading (not Background) is worth this much more.
 CUE_BONUS: Final = 2.0
+# The person's own statements and requests outrank the assistant's sentences.
+PERSON_BONUS: Final = 1.0
+# A statement of the person's that says something is urgent or worrying.
+CONCERN_BONUS: Final = 2.0
 MIN_SENTENCE_CHARS: Final = 4
 # A bullet this similar (character bigram Jaccard) to one already picked says nothing new
 # (seed 001 §3.1 删除冗余信息): 「端口 5400」 and 「端口 5401」 repeated 30 times is one fact.
@@ -73,17 +93,18 @@ _CUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     (
         "Decisions",
         re.compile(
-            r"决定|决策|改为|改用|采用|选择了|选用|就用|确定用|定下|"
+            r"决定|决策|改为|改用|采用|选择了|选用|就用|确定用|定下|就按你说的|就这么[定办]|"
             r"\bdecided?\b|\bwe'll use\b|\bswitch(ed)? to\b|\bchose\b|\bgoing with\b"
-            r"|\bsettled on\b|\blet's use\b|\bwill use\b",
+            r"|\bsettled on\b|\blet's use\b|\bwill use\b|\blet's do (?:that|it)\b",
             re.I,
         ),
     ),
     (
         "TODOs",
         re.compile(
-            r"TODO|待办|下一步|接下来|记得|回头|稍后|之后再|明天要|还要|还需要"
-            r"|\bnext step|\bto-?do\b|\bremember to\b|\blater\b|\bfollow up\b|\bstill need",
+            r"TODO|待办|下一步|接下来|记得|回头|稍后|之后再|明天要|还要|还需要|还没|尚未"
+            r"|\bnext step|\bto-?do\b|\bremember to\b|\blater\b|\bfollow up\b|\bstill need"
+            r"|\bhaven'?t\b[^.!?]*\byet\b|\bI'?ll\b|\bI will\b",
             re.I,
         ),
     ),
@@ -104,11 +125,6 @@ _CUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
             r"|father|friend)\b|\b[A-Z][a-z]+ [A-Z][a-z]+\b",
         ),
     ),
-)
-_PLEASANTRY = re.compile(
-    r"^(好的?|嗯+|谢谢|多谢|收到|明白了?|ok(ay)?|thanks?( you)?|thank you|sure|got it|great|"
-    r"cool|yes|no|是的|对)[\s!！.。,，~]*$",
-    re.I,
 )
 
 
@@ -178,6 +194,7 @@ class Candidate:
     score: float
     message_index: int | None  # None: carried over from the previous summary
     role: str = "assistant"
+    form: Form = "statement"  # a person's request is a Goal, never a card
 
 
 def _clip(text: str) -> str:
@@ -192,20 +209,63 @@ def sentence_score(sentence: str) -> float:
     return max(rules.information, rules.decision)
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One sentence of a message: its text, heading and bonus as either role would file it."""
+
+    text: str
+    heading: str
+    bonus: float
+    form: Form
+    concern: bool
+
+
 @text_cache(max_entries=20_000, max_chars=4_000_000)
-def _parts(content: str) -> tuple[tuple[str, str, float], ...]:
-    """(text, heading, bonus) of every summarisable sentence of a message; cached because
-    a conversation is summarised again at every turn."""
+def _parts(content: str) -> tuple[_Part, ...]:
+    """Every sentence of a message that is not a pleasantry, classified; cached because a
+    conversation is summarised again at every turn."""
     found = []
     pieces = [content] if "```" in content else sentences(content)
     for piece in pieces:
         text = _clip(piece)
-        if len(text) < MIN_SENTENCE_CHARS or _PLEASANTRY.match(text):
+        form = form_of(text) if "```" not in text else "statement"
+        if len(text) < MIN_SENTENCE_CHARS or form == "pleasantry":
             continue
         heading = heading_for(text)
-        bonus = CUE_BONUS if heading != "Background" else 0.0
-        found.append((text, heading, bonus + sentence_score(text) / 10.0))
+        if form == "request" and heading == "TODOs" and not text.endswith(("?", "？")):
+            form = "statement"  # 「记得提醒我周三带样机」: a TODO of the person's
+        extra = sentence_score(text) / 10.0
+        found.append(_Part(text, heading, extra, form, voices_concern(text)))
     return tuple(found)
+
+
+def _filed(part: _Part, role: str) -> tuple[str, str, float, Form] | None:
+    """(text, heading, bonus, form) of a sentence said by ``role``; None: not summarised.
+
+    Questions are dropped. The person's request becomes the Goal, as an instruction; the
+    assistant's requests are suggestions, kept like its statements. Only the person's
+    words file under Goal: an assistant sentence with a goal cue is Background.
+    """
+    asks = part.form == "question" or part.text.endswith(("?", "？"))
+    if part.form == "question" or (asks and role != "user"):
+        return None
+    if role == "user":
+        if part.form == "request":
+            return (
+                as_instruction(part.text),
+                "Goal",
+                part.bonus + CUE_BONUS + PERSON_BONUS,
+                "request",
+            )
+        bonus = part.bonus + PERSON_BONUS + (CONCERN_BONUS if part.concern else 0.0)
+        heading = part.heading
+        text = without_filler(part.text)
+    else:
+        bonus, text = part.bonus, part.text
+        heading = "Background" if part.heading == "Goal" else part.heading
+    if heading != "Background":
+        bonus += CUE_BONUS
+    return text, heading, bonus, "statement"
 
 
 def candidates(
@@ -214,8 +274,9 @@ def candidates(
     """Every sentence worth summarising, with its heading and score.
 
     ``messages`` are (index, message, importance 0-10). A sentence's score is its message's
-    importance, plus ``CUE_BONUS`` under a specific heading, plus a tenth of its own rule
-    value (breaks ties towards the informative sentence of a message)."""
+    importance, plus ``CUE_BONUS`` under a specific heading, plus ``PERSON_BONUS`` (and
+    ``CONCERN_BONUS``) for the person's own words, plus a tenth of its own rule value
+    (breaks ties towards the informative sentence of a message)."""
     found: list[Candidate] = []
     if previous is not None:
         for heading, bullet in previous.bullets:
@@ -223,9 +284,13 @@ def candidates(
     for index, message, importance in messages:
         if message.is_system:
             continue
-        for text, heading, extra in _parts(message.content):
+        for part in _parts(message.content):
+            filed = _filed(part, message.role)
+            if filed is None:
+                continue
+            text, heading, extra, form = filed
             found.append(
-                Candidate(heading, text, round(importance + extra, 4), index, message.role)
+                Candidate(heading, text, round(importance + extra, 4), index, message.role, form)
             )
     return found
 

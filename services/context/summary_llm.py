@@ -78,6 +78,10 @@ Merge the earlier summary and the older messages below into ONE new summary.
 只返回一个 JSON 对象 / Return only one JSON object:
 {shape}
 每条要点一句话，保持原文语言 / one short sentence per bullet, in the conversation's language.
+Goal 写用户的请求 / Goal: what the user asked for. cards 只记用户本人说出的事实、偏好、决定
+（包括用户明确同意的建议）、待办和约束；不要记助手的建议、提问或客套话 / cards: only facts,
+preferences, decisions (incl. suggestions the user explicitly accepted), TODOs and
+constraints the USER stated; never the assistant's advice, questions or pleasantries.
 """
 
 

@@ -145,6 +145,10 @@ class Settings(BaseSettings):
         default_factory=list,
         description="comma-separated admin keys for /admin (also accepted on /v1)",
     )
+    jarvis_mcp_user: str | None = Field(
+        default=None,
+        description="whose memories `jarvis-memory mcp` (stdio) serves, when --user is not given",
+    )
 
     # Scheduler (seed 002: scores kept fresh by a scheduled job).
     scheduler_enabled: bool = Field(

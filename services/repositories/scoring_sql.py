@@ -42,14 +42,24 @@ def _num(value: float) -> ColumnElement[float]:
     return literal(value, Float())
 
 
+# PostgreSQL raises "value out of range: underflow" where a float8 product or exp()
+# would leave the normal range (Python quietly goes subnormal or to 0.0), so a stored
+# 5e-324 emotion or a century-old import would fail a whole rescoring run. Values under
+# TINY count as 0 (as in services/scoring/scorer.py), and decay exponents stop at
+# MIN_EXPONENT (exp(-600) ~ 3e-261: 0 to any score's precision).
+TINY = 1e-12
+MIN_EXPONENT = -600.0
+
+
 def _clamp01(expr: SQLExpr) -> ColumnElement[Any]:
-    return case((expr > 1.0, _num(1.0)), (expr < 0.0, _num(0.0)), else_=expr)
+    return case((expr > 1.0, _num(1.0)), (expr < TINY, _num(0.0)), else_=expr)
 
 
 def _decay(days: ColumnElement[Any], half_life: float) -> ColumnElement[Any]:
     # Future timestamps (clock skew, imports) count as "now", like days_between().
     clipped = case((days < 0.0, _num(0.0)), else_=days)
-    return func.exp(clipped * _num(LN_HALF / half_life))
+    exponent = clipped * _num(LN_HALF / half_life)
+    return func.exp(case((exponent < MIN_EXPONENT, _num(MIN_EXPONENT)), else_=exponent))
 
 
 def _last_activity() -> ColumnElement[Any]:

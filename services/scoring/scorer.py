@@ -120,7 +120,9 @@ class ImportanceScorer:
         s = self.settings
         frequency = self.frequency_score(memory, now)
         recency = self.recency_score(memory, now)
-        emotion = min(1.0, max(0.0, memory.emotion_score))
+        # Below 1e-12 an emotion is none (PostgreSQL's rescoring cannot multiply a
+        # subnormal float: services/repositories/scoring_sql.py).
+        emotion = 0.0 if memory.emotion_score < 1e-12 else min(1.0, memory.emotion_score)
         impact = self.impact_score(memory)
         total = (
             s.weight_frequency * frequency

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ from bench.report import render_text, write_json, write_markdown
 from bench.runner import run_bench
 from bench.scales import SCALES
 from tests.db_backends import postgres_server_url
-from tests.timing import scaled
 
 BACKENDS = ["sqlite"] + (["postgresql"] if postgres_server_url() else [])
 
@@ -86,7 +84,6 @@ async def test_smoke_scale_measures_every_scenario(
     # The bench, like a started server, parks its heap (api/heap.py); here that heap is
     # the whole test process, whose later garbage a freeze would keep for good.
     monkeypatch.setenv("FREEZE_STARTUP_HEAP", "false")
-    started = time.perf_counter()
     results = await run_bench(
         BACKENDS,
         SCALES["smoke"],
@@ -96,7 +93,6 @@ async def test_smoke_scale_measures_every_scenario(
     )
     write_json(results, tmp_path / "latest.json")
     write_markdown(results, tmp_path / "benchmarks.md")
-    elapsed = time.perf_counter() - started
 
     stored, markdown, leftovers = _outputs(tmp_path)
     assert stored["scale"] == "smoke"
@@ -176,6 +172,3 @@ async def test_smoke_scale_measures_every_scenario(
         assert method in markdown
     # The SQLite database is deleted at the end (PostgreSQL's is dropped).
     assert leftovers == []
-    # Only a guard against a run that hangs: speed is the bench's to measure, not a test's
-    # (this took 22 s at a load average of 4, 60 s at 10; tests/timing.py).
-    assert elapsed < scaled(600)

@@ -62,6 +62,9 @@ BOTH_ACTIVITIES = [Drawn(3, 20.0, 7.0, 12.0, 0.0, 0), Drawn(3, 20.0, 12.0, 7.0, 
 AT_THE_FLOOR = [Drawn(0, 60.0, None, None, 0.5, 0)]
 # Out of the 0..1 range (an import, a manual edit): clamped to its bound by both.
 OUT_OF_RANGE = [Drawn(1, 0.0, None, None, 1.5, 9), Drawn(1, 0.0, None, None, -0.5, 0)]
+# Where PostgreSQL's float8 arithmetic underflows (an error there, not 0): a subnormal
+# emotion (found by this test, drawn as 5e-324) and decays of a century-old memory.
+UNDERFLOWS = [Drawn(0, 0.0, None, None, 5e-324, 0), Drawn(2, 40000.0, 40000.0, None, 0.0, 0)]
 
 
 def _at(now: datetime, days_ago: float | None) -> datetime | None:
@@ -125,6 +128,7 @@ async def _assert_scored_as_the_scorer(services: Services, user: str, path: str)
 )
 @example(drawn=BOTH_ACTIVITIES + AT_THE_FLOOR + OUT_OF_RANGE, later_days=0.0, recalled=[False] * 6)
 @example(drawn=BOTH_ACTIVITIES + AT_THE_FLOOR, later_days=3.5, recalled=[True] * 6)
+@example(drawn=UNDERFLOWS, later_days=0.0, recalled=[True] * 6)
 async def test_every_sql_path_scores_as_the_pure_scorer(
     services: Services,
     clock: FakeClock,

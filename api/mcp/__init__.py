@@ -1,0 +1,1 @@
+"""The MCP server: the memory tools for assistants, over stdio and streamable HTTP."""

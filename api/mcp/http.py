@@ -1,0 +1,70 @@
+"""``/mcp``: the MCP tools over streamable HTTP, on the app, behind the ``/v1`` keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import FastAPI
+from fastapi.security.utils import get_authorization_scheme_param
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from api.deps import AppState, check_service_key
+from api.errors import error_response
+from api.mcp.server import build_mcp_server
+from services.core.errors import DomainError
+from services.core.settings import Settings
+
+PATH = "/mcp"
+
+# Without keys the app answers on loopback only (api/loopback.py); these Host and Origin
+# checks also stop a web page that rebinds its own name to 127.0.0.1 from calling the
+# tools through the user's browser. With keys, the key is what a page cannot have.
+_LOOPBACK = TransportSecuritySettings(
+    enable_dns_rebinding_protection=True,
+    allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
+    allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+)
+_KEYED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+class McpEndpoint:
+    """An ASGI app: the service-key check of ``/v1``, then the SDK's transport."""
+
+    def __init__(self, settings: Settings, manager: StreamableHTTPSessionManager) -> None:
+        self.settings = settings
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scheme, token = get_authorization_scheme_param(Headers(scope=scope).get("authorization"))
+        try:
+            check_service_key(self.settings, token if scheme.lower() == "bearer" else None)
+        except DomainError as exc:
+            response = error_response(exc.status_code, exc.code, exc.message)
+            response.headers["WWW-Authenticate"] = "Bearer"
+            await response(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+
+def mount_mcp(app: FastAPI, settings: Settings, state_of: Callable[[], AppState]) -> MCPServer:
+    """Serve the tools at ``/mcp``; the lifespan must run ``server.session_manager.run()``.
+
+    Stateless, with JSON answers: a call needs nothing from an earlier one (the user id
+    comes with each), so any process of ``serve --workers N`` can answer any request.
+    """
+    server = build_mcp_server(state_of)
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=_KEYED if settings.auth_enabled else _LOOPBACK,
+    )
+    endpoint = McpEndpoint(settings, server.session_manager)
+    app.router.routes.append(
+        Route(PATH, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
+    return server

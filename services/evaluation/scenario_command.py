@@ -1,0 +1,168 @@
+"""``jarvis-memory eval scenarios``: run the scenarios, print and write the report.
+
+Like ``eval locomo``: a temporary SQLite file migrated with Alembic by default (deleted
+afterwards), or ``--database-url`` (already migrated; the run's users get a prefix of
+their own, ``scenarios-<run id>-``, and are left in place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from services.core.clock import utcnow
+from services.core.db import Database, build_engine
+from services.core.errors import InvalidInput
+from services.core.health import check_readiness
+from services.core.settings import Settings
+from services.evaluation.command import migrate, service_overrides
+from services.evaluation.report import write_json
+from services.evaluation.scenario_data import SCENARIO_DIR, load_conversations, load_people
+from services.evaluation.scenario_report import (
+    build_scenario_report,
+    format_scenario_markdown,
+    format_scenario_table,
+)
+from services.evaluation.scenario_run import (
+    CONTEXT_BUDGET_TOKENS,
+    CONTEXT_PRESERVE_RECENT,
+    TOP_K,
+    ScenarioRun,
+    run_scenarios,
+)
+from services.text.analysis import TextAnalyzer
+
+
+def add_scenarios_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``jarvis-memory eval scenarios``."""
+    parser.add_argument(
+        "--data", type=Path, default=SCENARIO_DIR, help="the scenarios folder (default: built in)"
+    )
+    parser.add_argument("--json", type=Path, default=None, help="write every number here")
+    parser.add_argument("--markdown", type=Path, default=None, help="write a markdown page")
+    parser.add_argument(
+        "--note", default=None, help="a line shown at the top of the markdown (e.g. baseline)"
+    )
+    parser.add_argument(
+        "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
+    )
+
+
+def shown_path(path: Path) -> str:
+    """The folder relative to the working directory when it is inside it (reports are
+    committed: no checkout's absolute path in them)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def folder_sha256(folder: Path) -> str:
+    """One hash over the folder's JSON files (names and bytes, in name order)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.json")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+async def evaluate_scenarios(
+    url: str, settings: Settings, data: Path, prefix: str, *, migrate_first: bool
+) -> ScenarioRun:
+    """Run every scenario of ``data`` on the database at ``url``."""
+    people, conversations = load_people(data), load_conversations(data)
+    db = Database(
+        build_engine(
+            url,
+            echo=settings.db_echo,
+            pool_size=settings.db_pool_size,
+            plan_cache_mode=settings.db_plan_cache_mode,
+        )
+    )
+    try:
+        if migrate_first:
+            await migrate(url)
+        readiness = await check_readiness(db)
+        if not readiness.ready:
+            raise InvalidInput(
+                f"database is not at migration head {readiness.head} ({readiness.database}, "
+                f"revision {readiness.revision}): run jarvis-memory migrate first"
+            )
+        analyzer = TextAnalyzer(settings)
+        await asyncio.to_thread(analyzer.warm)
+        return await run_scenarios(db, settings, analyzer, people, conversations, prefix)
+    finally:
+        await db.dispose()
+
+
+def scenario_meta(
+    args: argparse.Namespace, settings: Settings, database: str, prefix: str
+) -> dict[str, Any]:
+    """Which scenarios, which settings: the report's header."""
+    people, conversations = load_people(args.data), load_conversations(args.data)
+    questions = [q for p in people for q in p.questions]
+    return {
+        "benchmark": "scenarios",
+        "generated_by": "make eval-scenarios (jarvis-memory eval scenarios)",
+        "date": utcnow().isoformat(timespec="seconds"),
+        **({"note": args.note} if args.note else {}),
+        "dataset": {
+            "path": shown_path(args.data),
+            "sha256": folder_sha256(args.data),
+            "people": len(people),
+            "statements": sum(len(p.statements) for p in people),
+            "questions": len(questions),
+            "no_answer": sum(not q.answerable for q in questions),
+            "cross_lingual": sum(q.cross_lingual for q in questions),
+            "conversations": len(conversations),
+        },
+        "settings": {
+            "top_k": TOP_K,
+            "track": True,
+            "context_budget_tokens": CONTEXT_BUDGET_TOKENS,
+            "context_preserve_recent": CONTEXT_PRESERVE_RECENT,
+            "extract_cards": "on for the measurement",
+            "context_memory_cards_default": settings.context_memory_cards,
+            "database": database,
+            "user_prefix": prefix,
+            "clock": "each statement at its own instant; questions at the person's now",
+            "service_overrides": service_overrides(settings),
+        },
+    }
+
+
+async def run_scenarios_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the scenario evaluation; print the table; write ``--json`` / ``--markdown``."""
+    if not args.data.is_dir():
+        raise InvalidInput(f"no such scenarios folder: {args.data}")
+    prefix = f"scenarios-{uuid.uuid4().hex[:8]}-"
+    tmp_dir = None if args.database_url else Path(tempfile.mkdtemp(prefix="jarvis-scen-"))
+    if tmp_dir is None:
+        url = str(args.database_url)
+        database = make_url(url).render_as_string(hide_password=True)
+    else:
+        url = f"sqlite+aiosqlite:///{(tmp_dir / 'eval.db').as_posix()}"
+        database = "sqlite (temporary file, deleted afterwards)"
+    try:
+        run = await evaluate_scenarios(
+            url, settings, args.data, prefix, migrate_first=tmp_dir is not None
+        )
+    finally:
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+    report = build_scenario_report(run, scenario_meta(args, settings, database, prefix))
+    print(format_scenario_table(report), end="")
+    if args.json is not None:
+        write_json(report, args.json)
+    if args.markdown is not None:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(format_scenario_markdown(report), encoding="utf-8")
+    return 0

@@ -1,0 +1,95 @@
+"""``jarvis-memory mcp``: the real console script over stdio, driven by the MCP SDK's own
+client, for one user, on both databases."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import TextResourceContents
+
+from api.cli import main
+from services.core.db import Database, build_engine
+from services.repositories.memories import MemoryRepository
+from tests.conftest import BACKENDS
+from tests.live_server import migrated_database
+from tests.mcp.conftest import error_text, structured
+
+USER = "desktop-user"
+CLI = str(Path(sys.executable).with_name("jarvis-memory"))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def stdio(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[tuple[StdioServerParameters, str]]:
+    tmp = tmp_path_factory.mktemp(f"mcp-stdio-{request.param}")
+    async with migrated_database(request.param, tmp) as url:
+        # As a desktop client's configuration starts it: the user from the environment,
+        # in a folder of its own (no developer's .env).
+        params = StdioServerParameters(
+            command=CLI,
+            args=["mcp"],
+            env={"DATABASE_URL": url, "JARVIS_MCP_USER": USER, "SCHEDULER_ENABLED": "false"},
+            cwd=tmp,
+        )
+        yield params, url
+
+
+async def _stored_content(url: str, memory_id: int) -> str | None:
+    """The memory as another connection reads it."""
+    database = Database(build_engine(url))
+    try:
+        async with database.reader() as session:
+            memory = await MemoryRepository(session).get(USER, memory_id)
+            return None if memory is None else memory.content
+    finally:
+        await database.dispose()
+
+
+async def test_one_user_s_tools_over_stdio(stdio: tuple[StdioServerParameters, str]) -> None:
+    params, url = stdio
+    async with Client(params) as mcp:
+        tools = (await mcp.list_tools()).tools
+        assert len(tools) == 6
+        # The user is the server's: no tool takes (or could be told) another one.
+        for tool in tools:
+            assert "user_id" not in tool.input_schema.get("properties", {}), tool.name
+
+        stored = structured(
+            await mcp.call_tool(
+                "remember", {"content": "My sister lives in Lisbon", "memory_type": "fact"}
+            )
+        )
+        memory_id = stored["memory"]["id"]
+        # Committed before the answer: a separate connection reads it now.
+        assert await _stored_content(url, memory_id) == "My sister lives in Lisbon"
+
+        hits = structured(await mcp.call_tool("recall", {"query": "Lisbon", "top_k": 3}))
+        assert [h["memory"]["id"] for h in hits["results"]] == [memory_id]
+        assert hits["results"][0]["why"]["signals"]
+
+        [resource] = (await mcp.list_resources()).resources
+        assert str(resource.uri) == "memory://important"
+        [content] = (await mcp.read_resource("memory://important")).contents
+        assert isinstance(content, TextResourceContents)
+        assert "My sister lives in Lisbon" in content.text
+
+        assert "memory_not_found" in error_text(
+            await mcp.call_tool("forget", {"memory_id": memory_id + 1000})
+        )
+        structured(await mcp.call_tool("forget", {"memory_id": memory_id}))
+        assert await _stored_content(url, memory_id) is None
+
+
+def test_mcp_without_a_user_or_with_a_bad_one_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("JARVIS_MCP_USER", raising=False)
+    assert main(["mcp"]) == 2
+    assert "JARVIS_MCP_USER" in capsys.readouterr().err
+    assert main(["mcp", "--user", "a/b"]) == 2
+    assert "--user" in capsys.readouterr().err
