@@ -114,8 +114,9 @@ class AppMetrics(Collector):
         self.levels: dict[str, int] = {}
 
     async def refresh(self) -> None:
-        """Read the newest full rescoring run's level counts (one indexed row)."""
-        async with self.state.db.unit_of_work() as session:
+        """Read the newest full rescoring run's level counts (one indexed row). A reader:
+        on SQLite a scrape must not queue for the write lock behind every write."""
+        async with self.state.db.reader() as session:
             self.levels = await AdminService(session, self.state.settings).last_levels()
 
     def describe(self) -> Iterable[Any]:
