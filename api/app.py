@@ -9,11 +9,16 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 
+from api import metrics
+from api.console.routes import install_console
 from api.deps import AppState, require_service_key
+from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
 from api.loopback import LoopbackOnly
 from api.mcp.http import mount_mcp
+from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
+from api.request_logging import install_request_id
 from api.routes import admin, context, conversations_admin, health, memories, messages, recall
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
@@ -34,6 +39,12 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         # Load jieba's dictionaries before the first request instead of during it.
         await asyncio.to_thread(analyzer.warm)
         app.state.jarvis = AppState(settings, database, analyzer, clock)
+        app.state.metrics = AppMetrics(app.state.jarvis)
+        bound = (
+            serve_metrics_bind(settings.metrics_bind, app.state.metrics, asyncio.get_running_loop())
+            if settings.metrics_bind
+            else None
+        )
         app.state.jarvis.background.start()
         if app.state.jarvis.embeddings is not None:
             # A local model loads here, not in the first request; a failure only warns.
@@ -55,6 +66,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         finally:
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
+            if bound is not None:
+                bound[0].shutdown()
+                bound[0].server_close()
             # Before the database goes: a job still running would write to it.
             await app.state.jarvis.background.close()
             if db is None:
@@ -65,10 +79,17 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
         version="0.1.0",
         summary="Importance-scored personal memory for an assistant.",
         lifespan=lifespan,
+        # Served by install_offline_docs from the app's own assets, not from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app)
     if not settings.auth_enabled:
         app.add_middleware(LoopbackOnly)
+    # Added last, so outermost: the histogram times what the loopback check refuses too,
+    # and every record logged while a request runs carries its id.
+    app.add_middleware(RequestMetrics, access_log=settings.log_format == "json")
+    install_request_id(app)
     v1 = [Depends(require_service_key)]
     auth_errors = error_responses(401)
     app.include_router(memories.router, dependencies=v1, responses=auth_errors)
@@ -78,6 +99,9 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(health.router)
+    app.include_router(metrics.router)
+    install_offline_docs(app)
+    install_console(app)
     mcp = mount_mcp(app, settings, lambda: app.state.jarvis)
     return app
 

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from api.cli_output import print_json, print_recall, print_table
+from api.cli_parser import build_parser
+from api.cli_progress import ProgressBar
 from api.http_protocol import JsonErrorsH11Protocol
 from api.loopback import is_loopback
-from api.presenters import job_run_out, memory_out
+from api.presenters import iso, job_run_out, memory_out
+from api.request_logging import configure_logging, log_config
 from services.admin.admin_service import AdminService
 from services.core.clock import utcnow
 from services.core.db import Database
@@ -33,22 +34,16 @@ from services.core.settings import (
 from services.core.validation import check_user_id
 from services.embeddings.service import build_embeddings
 from services.evaluation.command import (
-    add_compression_arguments,
-    add_locomo_arguments,
     run_compression_command,
     run_locomo_command,
 )
-from services.evaluation.scenario_command import add_scenarios_arguments, run_scenarios_command
+from services.evaluation.scenario_command import run_scenarios_command
 from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.remembering.reindex import reindex
 from services.scoring.jobs import run_embedding_backfill, run_rescore
 from services.text.analysis import TextAnalyzer
-
-
-def _print(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
 def _error(code: str, message: str) -> int:
@@ -73,6 +68,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
+    if args.workers > 1 and settings.metrics_bind:
+        print(
+            "error: METRICS_BIND serves one process's metrics; with --workers > 1 every "
+            "worker would bind it; unset it (/metrics with an admin key answers from one worker)",
+            file=sys.stderr,
+        )
+        return 2
     if args.workers == 1:
         if refusal := prepare_database(settings):
             print(f"error: not_migrated: {refusal}", file=sys.stderr)
@@ -82,6 +84,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             host=args.host,
             port=args.port,
             log_level="info",
+            log_config=log_config(settings.log_format),
+            access_log=settings.log_format != "json",
             http=JsonErrorsH11Protocol,
         )
         return 0
@@ -181,12 +185,23 @@ async def _with_db(settings: Settings, work: Callable[[Database], Awaitable[Any]
         await db.dispose()
 
 
+def _job_line(run: Any) -> str:
+    line = f"{run.job} run {run.id} {run.status}: {run.rows} rows"
+    if run.job == "rescore":
+        line += f", {run.escalations} escalations"
+    line += f" ({iso(run.started_at)} to {iso(run.finished_at)})"
+    return line + (f"\n  error: {run.error}" if run.error else "")
+
+
 async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
     async def work(db: Database) -> Any:
         return await run_rescore(db, settings, utcnow, user_id=args.user, trigger="cli")
 
     run = await _with_db(settings, work)
-    _print(job_run_out(run).model_dump(mode="json"))
+    if args.json:
+        print_json(job_run_out(run).model_dump(mode="json"))
+    else:
+        print(_job_line(run))
     return 0 if run.status in ("succeeded", "skipped") else 1
 
 
@@ -196,12 +211,16 @@ async def _embed(args: argparse.Namespace, settings: Settings) -> int:
         return _error("embeddings_off", "EMBEDDING_PROVIDER is none, so there is nothing to embed")
 
     async def work(db: Database) -> Any:
-        return await run_embedding_backfill(
-            db, settings, utcnow, embeddings, user_id=args.user, trigger="cli"
-        )
+        with ProgressBar("embedding") as bar:
+            return await run_embedding_backfill(
+                db, settings, utcnow, embeddings, user_id=args.user, trigger="cli", progress=bar
+            )
 
     run = await _with_db(settings, work)
-    _print(job_run_out(run).model_dump(mode="json"))
+    if args.json:
+        print_json(job_run_out(run).model_dump(mode="json"))
+    else:
+        print(_job_line(run))
     return 0 if run.status == "succeeded" else 1
 
 
@@ -215,7 +234,15 @@ async def _add(args: argparse.Namespace, settings: Settings) -> int:
             return await service.add(args.user, item)
 
     stored = await _with_db(settings, work)
-    _print(memory_out(stored.memory, merged=stored.merged).model_dump(mode="json"))
+    memory = stored.memory
+    if args.json:
+        print_json(memory_out(memory, merged=stored.merged).model_dump(mode="json"))
+    else:
+        done = "merged into" if stored.merged else "remembered as"
+        print(
+            f"{done} #{memory.id} ({memory.memory_type}, {memory.importance_level} "
+            f"{memory.importance_score:.3f}, mentioned {memory.mention_count}x)"
+        )
     return 0
 
 
@@ -230,7 +257,10 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
             )
 
     hits = await _with_db(settings, work)
-    _print(
+    if not args.json:
+        print_recall(hits, explain=args.explain)
+        return 0
+    print_json(
         [
             {
                 "score": h.score,
@@ -249,10 +279,14 @@ async def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     analyzer = TextAnalyzer(settings)
 
     async def work(db: Database) -> Any:
-        return await reindex(db, analyzer, args.user)
+        with ProgressBar("reindexing") as bar:
+            return await reindex(db, analyzer, args.user, progress=bar)
 
     result = await _with_db(settings, work)
-    _print({"users": result.users, "memories": result.memories})
+    if args.json:
+        print_json({"users": result.users, "memories": result.memories})
+    else:
+        print(f"reindexed {result.memories} memories of {result.users} users")
     return 0
 
 
@@ -260,90 +294,67 @@ async def _import(args: argparse.Namespace, settings: Settings) -> int:
     analyzer = TextAnalyzer(settings)
 
     async def work(db: Database) -> Any:
-        return await import_memorybank(
-            db, (settings, analyzer, utcnow), args.path, user_prefix=args.user_prefix
-        )
+        with ProgressBar("importing") as bar:
+            return await import_memorybank(
+                db,
+                (settings, analyzer, utcnow),
+                args.path,
+                user_prefix=args.user_prefix,
+                again=args.again,
+                progress=bar,
+            )
 
     imported = await _with_db(settings, work)
-    _print(
-        [
-            {"name": u.name, "user_id": u.user_id, "messages": u.messages, "memories": u.memories}
-            for u in imported
-        ]
-    )
+    rows = [
+        {
+            "name": u.name,
+            "user_id": u.user_id,
+            "messages": u.messages,
+            "memories": u.memories,
+            "merged": u.merged,
+        }
+        for u in imported
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    print_table(list(rows[0]) if rows else [], [list(r.values()) for r in rows])
+    merged = sum(u.merged for u in imported)
+    print(f"{sum(u.messages for u in imported)} messages, {merged} merged into a memory")
     return 0
 
 
-async def _stats(_args: argparse.Namespace, settings: Settings) -> int:
+async def _stats(args: argparse.Namespace, settings: Settings) -> int:
     async def work(db: Database) -> Any:
         async with db.unit_of_work() as session:
             return await AdminService(session, settings).stats()
 
-    _print(await _with_db(settings, work))
+    stats = await _with_db(settings, work)
+    if args.json:
+        print_json(stats)
+        return 0
+    levels = ", ".join(f"{level} {n}" for level, n in sorted(stats["levels"].items())) or "none"
+    print(f"users       {stats['users']}")
+    print(f"memories    {stats['memories']} ({levels})")
+    print(f"importance  {stats['mean_importance']:.3f} on average")
+    print(f"recalls     {stats['recalls']}")
+    print(f"mentions    {stats['mentions']}")
+    last = stats["last_rescore"]
+    if last is None:
+        print("rescored    never")
+    else:
+        finished = iso(last["finished_at"])
+        print(f"rescored    {finished} ({last['status']}, {last['rows']} rows)")
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command-line grammar."""
-    parser = argparse.ArgumentParser(prog="jarvis-memory", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the HTTP API")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="server processes (PostgreSQL only): each has its own event loop and pool",
-    )
-    mcp = sub.add_parser(
-        "mcp", help="MCP server over stdio for one user (Claude Desktop, Cursor, ...)"
-    )
-    mcp.add_argument("--user", default=None, help="whose memories (default: JARVIS_MCP_USER)")
-    sub.add_parser("migrate", help="alembic upgrade head")
-    rescore = sub.add_parser("rescore", help="rescore now (for cron)")
-    rescore.add_argument("--user", default=None, help="only this user's memories")
-    embed = sub.add_parser("embed", help="embed memories without a vector now (for cron)")
-    embed.add_argument("--user", default=None, help="only this user's memories")
-    add = sub.add_parser("add", help="remember a statement")
-    add.add_argument("user")
-    add.add_argument("content")
-    add.add_argument("--type", default="other")
-    add.add_argument("--tag", action="append", default=[], help="explicit emotion tag")
-    recall = sub.add_parser("recall", help="recall memories for a query")
-    recall.add_argument("user")
-    recall.add_argument("query", nargs="?", default="")
-    recall.add_argument("--top-k", type=int, default=5)
-    recall.add_argument("--explain", action="store_true")
-    recall.add_argument("--no-track", action="store_true", help="leave recall counts alone")
-    sub.add_parser("stats", help="service-wide counts")
-    again = sub.add_parser("reindex", help="rebuild the search index with the current analyzer")
-    again.add_argument("--user", default=None, help="only this user's memories")
-    importer = sub.add_parser("import", help="import conversation histories as memories")
-    sources = importer.add_subparsers(dest="source", required=True)
-    bank = sources.add_parser("memorybank", help="MemoryBank/SiliconFriend history JSON")
-    bank.add_argument("path", type=Path)
-    bank.add_argument("--user-prefix", default="memorybank-", help="user ids are <prefix><NN>")
-    evaluate = sub.add_parser("eval", help="recall evaluation on a benchmark dataset")
-    benchmarks = evaluate.add_subparsers(dest="benchmark", required=True)
-    add_locomo_arguments(benchmarks.add_parser("locomo", help="LoCoMo recall@k vs BM25"))
-    add_compression_arguments(
-        benchmarks.add_parser("compression", help="LoCoMo evidence kept by smart_compress")
-    )
-    add_scenarios_arguments(
-        benchmarks.add_parser(
-            "scenarios", help="personal-assistant scenarios: precision, filler, card junk"
-        )
-    )
-    return parser
-
-
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    if args.benchmark == "compression":
-        return await run_compression_command(args, settings)
     if args.benchmark == "scenarios":
         return await run_scenarios_command(args, settings)
-    return await run_locomo_command(args, settings)
+    with ProgressBar("questions") as bar:
+        if args.benchmark == "compression":
+            return await run_compression_command(args, settings, bar)
+        return await run_locomo_command(args, settings, bar)
 
 
 ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]] = {
@@ -360,9 +371,9 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``jarvis-memory`` console script."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     settings = Settings()
+    configure_logging(settings.log_format)
     try:
         if args.command == "serve":
             return cmd_serve(args, settings)

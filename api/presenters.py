@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from api.schemas.admin import HistoryOut, JobRunOut
 from api.schemas.memories import LinkOut, MemoryOut, ScoresOut
 from models import JobRun, MemoryAssociation, MemoryScoreHistory, UserMemory
@@ -65,3 +67,11 @@ def history_out(row: MemoryScoreHistory) -> HistoryOut:
 def job_run_out(run: JobRun) -> JobRunOut:
     """A job run."""
     return JobRunOut.model_validate(run, from_attributes=True)
+
+
+def iso(moment: datetime | None) -> str:
+    """``2026-03-02T09:00:00Z``: ISO 8601 in UTC, to the second (``-`` for none), for text
+    meant for people (the CLI's, the console's)."""
+    if moment is None:
+        return "-"
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -38,7 +38,7 @@ import time
 from collections.abc import Sequence
 from multiprocessing.connection import wait
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import uvicorn
 
@@ -74,8 +74,19 @@ def _worker(host: str, port: int, factory: str, log_level: str) -> None:
     # The factory is imported here, in the worker: an app cannot be handed to a process.
     from api.http_protocol import JsonErrorsH11Protocol  # the worker's, not the supervisor's
 
-    config = uvicorn.Config(factory, factory=True, log_level=log_level, http=JsonErrorsH11Protocol)
+    config = uvicorn.Config(
+        factory, factory=True, log_level=log_level, http=JsonErrorsH11Protocol, **_logging()
+    )
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _logging() -> dict[str, Any]:
+    """uvicorn's logging options for LOG_FORMAT (api/request_logging.py)."""
+    from api.request_logging import log_config
+    from services.core.settings import Settings
+
+    log_format = Settings().log_format
+    return {"log_config": log_config(log_format), "access_log": log_format != "json"}
 
 
 def _stop(workers: list[multiprocessing.process.BaseProcess]) -> None:
@@ -101,7 +112,8 @@ def serve_workers(
     exit status is 1, rather than a loop of restarts.
     """
     host, port = holder.getsockname()[:2]
-    uvicorn.Config(factory, log_level=log_level)  # configures uvicorn's logging, here too
+    # Configures uvicorn's logging (LOG_FORMAT), here too.
+    uvicorn.Config(factory, log_level=log_level, **_logging())
     context = multiprocessing.get_context("spawn")
     running: list[tuple[multiprocessing.process.BaseProcess, float]] = []
     stopping = False

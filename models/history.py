@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Float, ForeignKeyConstraint, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.base import Base, BigIntPK
+from models.base import Base, BigIntPK, JSONType
 
 
 class MemoryScoreHistory(Base):
@@ -52,3 +52,6 @@ class JobRun(Base):
     rows: Mapped[int] = mapped_column(Integer, default=0)
     escalations: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    # Memories per importance level when a full rescoring run finished: what /metrics
+    # reports as jarvis_memories{level} without counting the table on every scrape.
+    levels: Mapped[dict[str, int] | None] = mapped_column(JSONType, default=None)

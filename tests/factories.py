@@ -44,3 +44,17 @@ class Services:
         async with self.db.unit_of_work() as session:
             service = RecallService(session, self.settings, self.analyzer, self.clock)
             return await service.recall_memories(user_id, query, top_k, **kw)
+
+
+class Counted:
+    """A :class:`services.core.progress.Progress` that remembers what it was told."""
+
+    def __init__(self) -> None:
+        self.total: int | None = -1
+        self.done = 0
+
+    def start(self, total: int | None) -> None:
+        self.total = total
+
+    def advance(self, amount: int = 1) -> None:
+        self.done += amount

@@ -61,9 +61,34 @@ class AdminService:
             history=await self.memories.history(memory),
         )
 
+    async def supersede_chain(self, memory: UserMemory, limit: int = 20) -> list[UserMemory]:
+        """The memory's fact history, oldest first: the memories it replaced (each step
+        back, the newest it replaced), itself, and those that replaced it in turn."""
+        chain = [memory]
+        seen = {memory.id}
+        while len(chain) < limit:
+            replaced = await self.admin.superseding(memory.user_id, chain[0].id)
+            older = [m for m in replaced if m.id not in seen]
+            if not older:
+                break
+            chain.insert(0, older[-1])
+            seen.add(older[-1].id)
+        while len(chain) < limit and chain[-1].superseded_by_id not in (None, *seen):
+            newer = await self.memories.get(memory.user_id, chain[-1].superseded_by_id or 0)
+            if newer is None:
+                break
+            chain.append(newer)
+            seen.add(newer.id)
+        return chain
+
     async def job_runs(self, limit: int) -> list[JobRun]:
         """The newest job runs."""
         return await self.jobs.recent(limit)
+
+    async def last_levels(self) -> dict[str, int]:
+        """Memories per importance level as the newest full rescoring run counted them
+        (empty before the first): what /metrics reports without counting the table."""
+        return await self.jobs.last_levels("rescore") or {}
 
     async def stats(self) -> dict[str, Any]:
         """Service-wide totals plus the last rescoring run."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from services.core.metrics import provider_call
 from services.core.settings import Settings
 
 # Reasoning models (MiniMax-M2 among them) put their thinking before the answer.
@@ -62,6 +63,10 @@ class ChatCompletionsClient:
             "temperature": temperature,
             "max_tokens": max_tokens,
         }
+        with provider_call("llm"):
+            return await self._ask(body)
+
+    async def _ask(self, body: dict[str, Any]) -> str:
         try:
             async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport) as http:
                 response = await http.post(self.url, json=body, headers=self._headers)

@@ -124,6 +124,19 @@ class Settings(BaseSettings):
         "walks (gc.freeze, api/heap.py)",
     )
 
+    # Observability (issue 32, part 4: api/metrics.py, api/request_logging.py).
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="text: human-readable lines; json: one JSON object per line, with the "
+        "request id (X-Request-ID) of the request that logged it",
+    )
+    metrics_bind: str | None = Field(
+        default=None,
+        pattern=r"^[^\s:]+:\d{1,5}$",
+        description="host:port of a separate listener serving /metrics without a key (for "
+        "a Prometheus on a private network); unset, /metrics is on the API with an admin key",
+    )
+
     # Auth: comma-separated bearer keys. None configured = auth off (loopback only).
     jarvis_api_keys: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="comma-separated service keys for /v1"

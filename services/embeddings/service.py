@@ -22,6 +22,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.providers import Embedder, EmbeddingUnavailable, build_embedder
 from services.embeddings.vectors import Vector, from_bytes, normalized, similarity, to_bytes
@@ -98,7 +99,8 @@ class Embeddings:
             1, -(-len(texts) // self.settings.embedding_batch_size)
         )
         try:
-            raw = await asyncio.wait_for(self.embedder.embed(texts), timeout)
+            with provider_call("embeddings"):
+                raw = await asyncio.wait_for(self.embedder.embed(texts), timeout)
         except TimeoutError as exc:
             raise EmbeddingUnavailable(f"no answer within {timeout:g} s") from exc
         if len(raw) != len(texts):

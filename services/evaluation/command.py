@@ -30,6 +30,7 @@ from services.core.clock import utcnow
 from services.core.db import Database, build_engine
 from services.core.errors import InvalidInput
 from services.core.health import check_readiness
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.core.validation import MAX_BATCH_ITEMS, MAX_TOP_K
 from services.embeddings.service import build_embeddings
@@ -132,7 +133,9 @@ def service_overrides(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> int:
+async def run_locomo_command(
+    args: argparse.Namespace, settings: Settings, progress: Progress = NO_PROGRESS
+) -> int:
     """Run the LoCoMo evaluation; print the table; write ``--json`` / ``--markdown``."""
     if not args.data.is_file():
         raise InvalidInput(f"no such dataset file: {args.data}")
@@ -172,7 +175,7 @@ async def run_locomo_command(args: argparse.Namespace, settings: Settings) -> in
         if embeddings is not None and not await embeddings.warm():
             raise InvalidInput(f"embedding model {settings.embedding_model!r} cannot be loaded")
         run = await run_locomo(
-            db, settings, analyzer, utcnow, conversations, args.k, prefix, embeddings
+            db, settings, analyzer, utcnow, conversations, args.k, prefix, embeddings, progress
         )
     finally:
         await db.dispose()
@@ -226,7 +229,9 @@ def add_compression_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-async def run_compression_command(args: argparse.Namespace, settings: Settings) -> int:
+async def run_compression_command(
+    args: argparse.Namespace, settings: Settings, progress: Progress = NO_PROGRESS
+) -> int:
     """Run the compression evaluation; print the table; write ``--json`` / ``--markdown``."""
     if not args.data.is_file():
         raise InvalidInput(f"no such dataset file: {args.data}")
@@ -235,7 +240,8 @@ async def run_compression_command(args: argparse.Namespace, settings: Settings) 
     await asyncio.to_thread(analyzer.warm)
     estimator = get_token_estimator(settings.token_estimator)
     date = utcnow()
-    run = await run_compression(conversations, build_message_scorer(analyzer, settings), estimator)
+    scorer = build_message_scorer(analyzer, settings)
+    run = await run_compression(conversations, scorer, estimator, progress=progress)
     meta = {
         "benchmark": "locomo-compression",
         "generated_by": "make eval-compression (jarvis-memory eval compression)",

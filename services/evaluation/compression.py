@@ -19,6 +19,7 @@ from services.context.compress import smart_compress
 from services.context.message_scorer import MessageImportanceScorer
 from services.context.messages import ChatMessage
 from services.context.tokens import TokenEstimator
+from services.core.progress import NO_PROGRESS, Progress
 from services.evaluation.locomo import Conversation
 
 FRACTIONS: tuple[float, ...] = (0.5, 0.25, 0.1)
@@ -78,9 +79,11 @@ async def run_compression(
     scorer: MessageImportanceScorer,
     estimator: TokenEstimator,
     fractions: Sequence[float] = FRACTIONS,
+    progress: Progress = NO_PROGRESS,
 ) -> CompressionRun:
     """Compress every conversation once per question and budget; see the module docstring."""
     run = CompressionRun(tuple(fractions))
+    progress.start(sum(len(c.questions) for c in conversations))
     for fraction in fractions:
         run.kept_tokens[fraction] = []
         run.budgets[fraction] = []
@@ -120,4 +123,5 @@ async def run_compression(
                     baseline,
                 )
             )
+            progress.advance()
     return run

@@ -21,6 +21,7 @@ from typing import Any
 
 from services.core.clock import Clock
 from services.core.db import Database
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_BATCH_ITEMS
 from services.embeddings.service import Embeddings
@@ -260,6 +261,7 @@ async def run_locomo(
     ks: Sequence[int],
     user_prefix: str,
     embeddings: Embeddings | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> LocomoRun:
     """Ingest, ask and score every conversation, one fresh user (``user_prefix + id``) each.
 
@@ -272,6 +274,7 @@ async def run_locomo(
     top_k = max(ks)
     plain = lexical_only(settings)
     run = LocomoRun(tuple(ks), embedding_model=embeddings.model if embeddings else None)
+    progress.start(sum(len(c.questions) for c in conversations))
     for conversation in conversations:
         user_id = f"{user_prefix}{conversation.sample_id}"
         started = time.perf_counter()
@@ -304,6 +307,7 @@ async def run_locomo(
                 latencies.append(milliseconds)
                 ranked = [by_memory.get(memory_id, set()) for memory_id in ids]
                 scores.append(score_question(question.category, question.evidence, ranked, ks))
+            progress.advance()
         run.conversations.append(
             ConversationRun(
                 sample_id=conversation.sample_id,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from models import UserMemory
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
+from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
 from services.recall.ranking.continuity import Continuity, continuity_values
@@ -148,6 +150,7 @@ class RecallService:
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
+        started = time.perf_counter()
         now = self.clock()
         understood = await self._understand(query, now) if query.strip() else None
         if understood is not None and understood.terms:
@@ -162,6 +165,8 @@ class RecallService:
             hits = await self._explain(user_id, hits, understood, lexical)
         if track:
             hits = await self.track_hits(user_id, hits, now)
+        RECALL_SECONDS.observe(time.perf_counter() - started)
+        RECALL_RESULTS.observe(len(hits))
         return hits
 
     async def _understand(self, query: str, now: datetime) -> QueryUnderstanding:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.core.db import Database
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.validation import check_user_id
 from services.repositories.reindex import ReindexRepository
 from services.repositories.search import Postings, SearchRepository
@@ -34,13 +35,19 @@ class ReindexResult:
 
 
 async def reindex(
-    db: Database, analyzer: TextAnalyzer, user_id: str | None = None, batch_size: int = 500
+    db: Database,
+    analyzer: TextAnalyzer,
+    user_id: str | None = None,
+    batch_size: int = 500,
+    progress: Progress = NO_PROGRESS,
 ) -> ReindexResult:
-    """Reindex one user, or every user."""
+    """Reindex one user, or every user; ``progress`` counts memories."""
     if user_id is not None:
-        return ReindexResult(
-            1, await _reindex_user(db, analyzer, check_user_id(user_id), batch_size)
-        )
+        check_user_id(user_id)
+    async with db.reader() as session:
+        progress.start(await ReindexRepository(session).count(user_id))
+    if user_id is not None:
+        return ReindexResult(1, await _reindex_user(db, analyzer, user_id, batch_size, progress))
     users = memories = 0
     after: str | None = None
     while True:
@@ -49,7 +56,7 @@ async def reindex(
         if not page:
             return ReindexResult(users, memories)
         for uid in page:
-            memories += await _reindex_user(db, analyzer, uid, batch_size)
+            memories += await _reindex_user(db, analyzer, uid, batch_size, progress)
         users += len(page)
         after = page[-1]
 
@@ -58,7 +65,9 @@ def _terms(analyzer: TextAnalyzer, contents: list[str]) -> list[Counter[str]]:
     return [analyzer.terms(c) for c in contents]
 
 
-async def _reindex_user(db: Database, analyzer: TextAnalyzer, user_id: str, batch_size: int) -> int:
+async def _reindex_user(
+    db: Database, analyzer: TextAnalyzer, user_id: str, batch_size: int, progress: Progress
+) -> int:
     done, after = 0, 0
     while True:
         async with db.reader() as session:
@@ -73,6 +82,7 @@ async def _reindex_user(db: Database, analyzer: TextAnalyzer, user_id: str, batc
         terms = await asyncio.to_thread(_terms, analyzer, [c for _, c in batch])
         async with db.unit_of_work() as session:
             done += await _rewrite(session, analyzer, user_id, batch, terms)
+        progress.advance(len(batch))
         after = batch[-1][0]
 
 

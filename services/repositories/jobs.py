@@ -28,6 +28,24 @@ class JobRunRepository:
         """One run."""
         return await self.session.get(JobRun, run_id)
 
+    async def level_counts(self) -> dict[str, int]:
+        """Memories per importance level, across every user."""
+        rows = await self.session.execute(
+            select(UserMemory.importance_level, func.count()).group_by(UserMemory.importance_level)
+        )
+        return {str(level): int(n) for level, n in rows}
+
+    async def last_levels(self, job: str) -> dict[str, int] | None:
+        """The level counts the newest run of ``job`` that recorded any left."""
+        found = await self.session.execute(
+            select(JobRun.levels)
+            .where(JobRun.job == job, JobRun.levels.is_not(None))
+            .order_by(JobRun.started_at.desc(), JobRun.id.desc())
+            .limit(1)
+        )
+        levels: dict[str, int] | None = found.scalar()
+        return levels
+
     async def recent(self, limit: int) -> list[JobRun]:
         """The newest runs first."""
         result = await self.session.execute(
@@ -59,6 +77,15 @@ class AdminRepository:
         for user_id, level, count in levels:
             by_user[user_id][level] = int(count)
         return [(u, by_user[u.user_id]) for u in users]
+
+    async def superseding(self, user_id: str, memory_id: int) -> list[UserMemory]:
+        """The memories that ``memory_id`` superseded, oldest first."""
+        result = await self.session.execute(
+            select(UserMemory)
+            .where(UserMemory.user_id == user_id, UserMemory.superseded_by_id == memory_id)
+            .order_by(UserMemory.created_at, UserMemory.id)
+        )
+        return list(result.scalars())
 
     async def totals(self) -> dict[str, Any]:
         """Service-wide counts and score statistics."""

@@ -24,6 +24,13 @@ class ReindexRepository:
             stmt = stmt.where(MemoryUser.user_id > after)
         return [str(u) for u in (await self.session.execute(stmt)).scalars()]
 
+    async def count(self, user_id: str | None) -> int:
+        """Memories of one user, or of everyone."""
+        query = select(func.count()).select_from(UserMemory)
+        if user_id is not None:
+            query = query.where(UserMemory.user_id == user_id)
+        return int((await self.session.execute(query)).scalar_one())
+
     async def contents(self, user_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:
         """(id, content) of the user's memories with id > ``after_id``, in id order."""
         m = UserMemory

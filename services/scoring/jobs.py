@@ -11,10 +11,13 @@ several replicas from rescoring at once (a second run is recorded as ``skipped``
 from __future__ import annotations
 
 import logging
+import time
 
 from models import JobRun
 from services.core.clock import Clock
 from services.core.db import Database
+from services.core.metrics import RESCORE_ROWS, RESCORE_RUNS, RESCORE_SECONDS
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.embeddings.vectors import Vector
@@ -37,7 +40,12 @@ async def run_rescore(
     user_id: str | None = None,
     trigger: str = "schedule",
 ) -> JobRun:
-    """Refresh impact counts and rescore every memory (or one user's); returns the run."""
+    """Refresh impact counts and rescore every memory (or one user's); returns the run.
+
+    A full run that succeeded also records the memories per level (``JobRun.levels``),
+    which /metrics reports until the next one.
+    """
+    started = time.perf_counter()
     async with db.unit_of_work() as session:
         run = await JobRunRepository(session).start(RESCORE_JOB, trigger, user_id, clock())
     rows = escalations = 0
@@ -67,6 +75,11 @@ async def run_rescore(
         stored.status, stored.error = status, error
         stored.rows, stored.escalations = rows, escalations
         stored.finished_at = clock()
+        if status == "succeeded" and user_id is None:
+            stored.levels = await JobRunRepository(session).level_counts()
+    RESCORE_RUNS.labels(status, trigger).inc()
+    RESCORE_SECONDS.observe(time.perf_counter() - started)
+    RESCORE_ROWS.inc(rows)
     log.info("rescoring run %s %s: %d rows, %d escalations", run.id, status, rows, escalations)
     return stored
 
@@ -79,6 +92,7 @@ async def run_embedding_backfill(
     *,
     user_id: str | None = None,
     trigger: str = "schedule",
+    progress: Progress = NO_PROGRESS,
 ) -> JobRun:
     """Embed every memory without a vector from the current model (or one user's).
 
@@ -92,6 +106,7 @@ async def run_embedding_backfill(
         run = await JobRunRepository(session).start(EMBED_JOB, trigger, user_id, clock())
     rows, after = 0, 0
     status, error = "succeeded", None
+    progress.start(None)  # how many lack a vector is only known by reading them all
     try:
         while True:
             async with db.unit_of_work() as session:
@@ -108,6 +123,7 @@ async def run_embedding_backfill(
             async with db.unit_of_work() as session:
                 for owner, pairs in by_user.items():
                     rows += await embeddings.store(session, owner, pairs, clock())
+            progress.advance(len(batch))
     except Exception as exc:
         log.warning("embedding backfill run %s failed after %d vectors: %s", run.id, rows, exc)
         status, error = "failed", f"{type(exc).__name__}: {exc}"

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    # main() runs its own event loop, so it goes to a worker thread.
-    code = await asyncio.to_thread(main, list(argv))
+    # main() runs its own event loop, so it goes to a worker thread. --json: the machine
+    # form (tests/cli/test_cli_for_people.py reads the text).
+    code = await asyncio.to_thread(main, [*argv, *(["--json"] if argv[0] != "migrate" else [])])
     return code, capsys.readouterr().out
 
 

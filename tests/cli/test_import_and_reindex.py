@@ -48,7 +48,7 @@ HISTORY: dict[str, Any] = {
 
 
 async def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
-    code = await asyncio.to_thread(main, list(argv))
+    code = await asyncio.to_thread(main, [*argv, *(["--json"] if argv[0] != "migrate" else [])])
     out = capsys.readouterr().out
     return code, json.loads(out) if out.strip() else None
 
@@ -68,8 +68,20 @@ async def test_import_memorybank_then_recall(
         code, imported = await _run(capsys, "import", "memorybank", str(path))
         assert code == 0
         assert imported == [
-            {"name": "张曼婷", "user_id": "memorybank-01", "messages": 5, "memories": 5},
-            {"name": "Jason", "user_id": "memorybank-02", "messages": 2, "memories": 2},
+            {
+                "name": "张曼婷",
+                "user_id": "memorybank-01",
+                "messages": 5,
+                "memories": 5,
+                "merged": 0,
+            },
+            {
+                "name": "Jason",
+                "user_id": "memorybank-02",
+                "messages": 2,
+                "memories": 2,
+                "merged": 0,
+            },
         ]
         code, hits = await _run(capsys, "recall", "memorybank-01", "松鼠", "--no-track")
         memory = hits[0]["memory"]
@@ -94,6 +106,22 @@ async def test_import_memorybank_then_recall(
         assert (code, everyone) == (0, {"users": 2, "memories": 7})
         code, _ = await _run(capsys, "import", "memorybank", str(tmp_path / "missing.json"))
         assert code == 2
+
+        # The same file again: refused, nothing written, until --again says so.
+        code = await asyncio.to_thread(main, ["import", "memorybank", str(path)])
+        refused = capsys.readouterr()
+        assert (code, refused.out) == (2, "")
+        assert "already_imported: 7 of the file's 7 messages" in refused.err
+        code, hits = await _run(capsys, "recall", "memorybank-02", "hiking", "--no-track")
+        assert hits[0]["memory"]["mention_count"] == 1
+        code, imported = await _run(capsys, "import", "memorybank", str(path), "--again")
+        assert code == 0
+        assert [(u["messages"], u["memories"], u["merged"]) for u in imported] == [
+            (5, 5, 5),
+            (2, 2, 2),
+        ]
+        code, hits = await _run(capsys, "recall", "memorybank-02", "hiking", "--no-track")
+        assert hits[0]["memory"]["mention_count"] == 2
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from services.evaluation.compression_report import build_compression_report
 from services.evaluation.locomo import Conversation, Question, Turn, load_locomo
 from services.text.analysis import TextAnalyzer
 from tests.evaluation.synthetic import write_sample
+from tests.factories import Counted
 
 
 def test_turns_become_named_chat_messages(tmp_path: Path) -> None:
@@ -49,7 +50,11 @@ async def test_compression_keeps_old_evidence_truncation_loses(
     lines = [("Ann", "My sister moved to Lisbon last spring"), *filler * 6]
     conversation = _chat(lines, "Where does Ann's sister live?", "D1:1")
     scorer = MessageImportanceScorer(analyzer, settings)
-    run = await run_compression([conversation], scorer, HEURISTIC, fractions=(0.5,))
+    progress = Counted()
+    run = await run_compression(
+        [conversation], scorer, HEURISTIC, fractions=(0.5,), progress=progress
+    )
+    assert (progress.total, progress.done) == (1, 1)  # the questions, for the CLI's bar
     (question,) = run.questions
     assert question.service == {0.5: 1.0}
     assert question.baseline == {0.5: 0.0}

@@ -21,6 +21,7 @@ from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
 from tests.evaluation.synthetic import write_sample
+from tests.factories import Counted
 
 KS = (1, 5)
 # Service, per question (category: R@1, R@5):
@@ -37,7 +38,12 @@ async def test_runner_scores_merged_turns_and_repaired_evidence(
     db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock, tmp_path: Path
 ) -> None:
     conversations = load_locomo(write_sample(tmp_path))
-    run = await run_locomo(db, settings, analyzer, clock, conversations, KS, "eval-t-")
+    progress = Counted()
+    run = await run_locomo(
+        db, settings, analyzer, clock, conversations, KS, "eval-t-", progress=progress
+    )
+    questions = sum(len(c.questions) for c in conversations)
+    assert (progress.total, progress.done) == (questions, questions)  # the CLI's bar
 
     assert {s.category: dict(s.recall) for s in run.service} == SERVICE
     assert {s.category: dict(s.recall) for s in run.baseline} == BASELINE

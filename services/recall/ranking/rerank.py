@@ -36,6 +36,7 @@ from typing import Any, Final, Literal
 
 import httpx
 
+from services.core.metrics import provider_call
 from services.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -117,16 +118,17 @@ class HttpReranker:
             "documents": list(documents),
             "top_n": len(documents),
         }
-        try:
-            async with httpx.AsyncClient(timeout=self._timeout) as http:
-                response = await asyncio.wait_for(
-                    http.post(self.url, json=body, headers=self._headers), self._timeout
-                )
-                response.raise_for_status()
-                payload = response.json()
-        except (httpx.HTTPError, ValueError, TimeoutError) as exc:
-            raise RerankUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        return _parse_results(payload, len(documents))
+        with provider_call("reranker"):
+            try:
+                async with httpx.AsyncClient(timeout=self._timeout) as http:
+                    response = await asyncio.wait_for(
+                        http.post(self.url, json=body, headers=self._headers), self._timeout
+                    )
+                    response.raise_for_status()
+                    payload = response.json()
+            except (httpx.HTTPError, ValueError, TimeoutError) as exc:
+                raise RerankUnavailable(f"{type(exc).__name__}: {exc}") from exc
+            return _parse_results(payload, len(documents))
 
 
 def _parse_results(payload: Any, count: int) -> list[float]:

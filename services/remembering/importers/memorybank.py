@@ -19,11 +19,14 @@ from typing import Any
 
 from services.core.clock import Clock
 from services.core.db import Database
-from services.core.errors import InvalidInput
+from services.core.errors import DomainError, InvalidInput
+from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.core.validation import MAX_BATCH_CHARS, MAX_BATCH_ITEMS, check_user_id
 from services.remembering.memory_service import MemoryService, NewMemory
+from services.repositories.memories import MemoryRepository
 from services.text.analysis import TextAnalyzer
+from services.text.tokenizer import content_hash
 
 SOURCE = "memorybank"
 
@@ -36,6 +39,23 @@ class ImportedUser:
     user_id: str
     messages: int
     memories: int  # fewer than messages when a message repeats an earlier one (merged)
+    merged: int = 0  # messages that merged into a memory (stored before, or earlier here)
+
+
+class AlreadyImported(DomainError):
+    """Messages of the file are stored already: importing again would count each one as a
+    new mention (raising frequency and importance), so it takes an explicit ``again``."""
+
+    code = "already_imported"
+    status_code = 409
+
+    def __init__(self, stored: int, total: int) -> None:
+        self.stored, self.total = stored, total
+        super().__init__(
+            f"{stored} of the file's {total} messages are already stored for these users "
+            "(imported before?); importing again would merge them, counting each as a new "
+            "mention: pass --again to do so"
+        )
 
 
 def _day(value: str, name: str) -> datetime:
@@ -97,24 +117,54 @@ def _batches(items: list[NewMemory]) -> list[list[NewMemory]]:
     return [b for b in batches if b]
 
 
+def _user_ids(users: dict[str, list[NewMemory]], prefix: str) -> list[str]:
+    return [check_user_id(f"{prefix}{number:02d}") for number in range(1, len(users) + 1)]
+
+
+async def already_stored(db: Database, users: dict[str, list[NewMemory]], prefix: str) -> int:
+    """How many of the messages are stored already, word for word (after normalisation),
+    for the user ids they would be imported as."""
+    found = 0
+    for user_id, items in zip(_user_ids(users, prefix), users.values(), strict=True):
+        hashes = [content_hash(item.content) for item in items]
+        async with db.reader() as session:
+            stored = await MemoryRepository(session).get_by_hashes(user_id, sorted(set(hashes)))
+        found += sum(1 for h in hashes if h in stored)
+    return found
+
+
 async def import_memorybank(
     db: Database,
     services: tuple[Settings, TextAnalyzer, Clock],
     path: Path,
     user_prefix: str = "memorybank-",
+    *,
+    again: bool = False,
+    progress: Progress = NO_PROGRESS,
 ) -> list[ImportedUser]:
-    """Import every user of the file; each batch of messages is one unit of work."""
+    """Import every user of the file; each batch of messages is one unit of work.
+
+    A file whose messages are already stored (the same file imported twice) is refused
+    with :class:`AlreadyImported` unless ``again``: a repeat counts as a new mention of
+    the memory it merges into, which a second import of the same history is not.
+    """
     settings, analyzer, clock = services
     users = load_memorybank(path)
+    total = sum(len(items) for items in users.values())
+    if not again and (stored := await already_stored(db, users, user_prefix)):
+        raise AlreadyImported(stored, total)
+    progress.start(total)
     imported = []
-    for number, (name, items) in enumerate(users.items(), start=1):
-        user_id = check_user_id(f"{user_prefix}{number:02d}")
+    for user_id, (name, items) in zip(_user_ids(users, user_prefix), users.items(), strict=True):
         ids: set[int] = set()
+        merged = 0
         for batch in _batches(items):
             async with db.unit_of_work() as session:
-                stored = await MemoryService(session, settings, analyzer, clock).add_many(
+                stored_batch = await MemoryService(session, settings, analyzer, clock).add_many(
                     user_id, batch
                 )
-            ids.update(s.memory.id for s in stored)
-        imported.append(ImportedUser(name, user_id, len(items), len(ids)))
+            ids.update(s.memory.id for s in stored_batch)
+            merged += sum(1 for s in stored_batch if s.merged)
+            progress.advance(len(batch))
+        imported.append(ImportedUser(name, user_id, len(items), len(ids), merged))
     return imported
