@@ -19,7 +19,16 @@ from api.loopback import LoopbackOnly
 from api.mcp.http import mount_mcp
 from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
 from api.request_logging import install_request_id
-from api.routes import admin, context, conversations_admin, health, memories, messages, recall
+from api.routes import (
+    admin,
+    context,
+    conversations_admin,
+    health,
+    memories,
+    messages,
+    moved,
+    recall,
+)
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings
@@ -98,6 +107,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(context.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
+    app.include_router(moved.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
     install_offline_docs(app)
