@@ -10,8 +10,9 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from api import metrics
+from api.auth import require_service_key
 from api.console.routes import install_console
-from api.deps import AppState, require_service_key
+from api.deps import AppState
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap

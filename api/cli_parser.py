@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from api.cli_keys import add_keys_arguments
 from models import MEMORY_TYPES
 from services.core.validation import MAX_TOP_K
 from services.evaluation.command import add_compression_arguments, add_locomo_arguments
 from services.evaluation.scenario_command import add_scenarios_arguments
 
 DESCRIPTION = """jarvis-memory: serve, mcp, migrate, rescore, embed, reindex, add, recall, import,
-stats, eval.
+stats, eval, keys.
 
 Every command opens its own unit of work and calls the same services as the routes.
 Results print as text for people; --json prints the API's JSON shapes for scripts.
@@ -181,4 +182,5 @@ def build_parser() -> argparse.ArgumentParser:
     _json_flag(command("stats", "service-wide counts and the last rescoring run"))
     _import(command("import", "import conversation histories as memories"))
     _eval(command("eval", "recall evaluation on a benchmark dataset"))
+    add_keys_arguments(command("keys", "API keys bound to all users or a user-id prefix"))
     return parser

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from api.deps import MessageScoringDep, UserId, require_admin_key
+from api.auth import require_admin_key
+from api.deps import MessageScoringDep, UserId
 from api.errors import error_responses
 from api.schemas.messages import CompressionOut, StoredScoreOut, StoredScoresOut
 from services.core.validation import USER_ID_PATTERN
