@@ -108,7 +108,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(context.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
-    app.include_router(moved.router)
+    app.include_router(moved.router, dependencies=v1)  # 410s, for any valid key
     app.include_router(health.router)
     app.include_router(metrics.router)
     install_offline_docs(app)
