@@ -19,32 +19,6 @@ from services.core.db import Database
 from services.core.settings import Settings
 
 
-def add_keys_arguments(parser: argparse.ArgumentParser) -> None:
-    """``keys create|list|revoke``."""
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    create = actions.add_parser("create", help="make a key; its secret is printed once")
-    create.add_argument("--name", required=True, help="what the key is for (1-128 characters)")
-    create.add_argument(
-        "--scope",
-        default="all",
-        metavar="all|prefix:P",
-        help="the users the key reaches: all, or those whose id starts with P "
-        "(end P with a separator, e.g. prefix:acme:)",
-    )
-    create.add_argument(
-        "--admin",
-        action="store_true",
-        help="an admin key: also /admin, the console and /metrics (those that span every "
-        "user need --scope all)",
-    )
-    create.add_argument("--json", action="store_true", help="print JSON, for scripts")
-    listing = actions.add_parser("list", help="every key (revoked ones too), without secrets")
-    listing.add_argument("--json", action="store_true", help="print JSON, for scripts")
-    revoke = actions.add_parser("revoke", help="refuse a key from its next request on")
-    revoke.add_argument("id", type=int, help="the key's id (keys list)")
-    revoke.add_argument("--json", action="store_true", help="print JSON, for scripts")
-
-
 def _key_out(key: ApiKey) -> dict[str, Any]:
     scope: KeyScope = scope_of(key)
     return {
