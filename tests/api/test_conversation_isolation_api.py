@@ -3,9 +3,15 @@ scores or compression history (issue 29, finding 2), and the old global routes a
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 import httpx
 
+from services.core.db import Database
+from services.repositories.message_scores import MessageScoreRepository
 from tests.api.helpers import Json, assert_error, body
+from tests.conftest import FakeClock
 
 CONVERSATION = "shared-id"
 ALICE_MESSAGES = [
@@ -78,3 +84,52 @@ async def test_the_global_routes_answer_410_with_their_successor(
         assert successor in error["message"]
     # Nothing was stored by the refused calls.
     assert await stored(client, "alice") == []
+
+
+def _row(user_id: str, total: float, now: datetime) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "conversation_id": CONVERSATION,
+        "message_index": 0,
+        "role": "user",
+        "content_hash": "same-content",
+        "task_hash": "same-task",
+        "task_type": "default",
+        "total": total,
+        "dimensions": {},
+        "confidence": 0.5,
+        "method": "rule",
+        "scored_at": now,
+    }
+
+
+async def test_the_background_refinement_writes_only_its_users_score(
+    db: Database, clock: FakeClock
+) -> None:
+    """The LLM's later answer (services/context/background_scoring.py) for Alice's message
+    leaves Bob's score of the same id, index, content and task alone."""
+    now = clock()
+    async with db.unit_of_work() as session:
+        await MessageScoreRepository(session).upsert(
+            [_row("alice", 3.0, now), _row("bob", 4.0, now)]
+        )
+    refined = {
+        "message_index": 0,
+        "content_hash": "same-content",
+        "task_hash": "same-task",
+        "total": 9.0,
+        "method": "llm",
+        "reason": "a decision",
+        "llm_score": 9.0,
+        "scored_at": now,
+    }
+    async with db.unit_of_work() as session:
+        await MessageScoreRepository(session).refine("alice", CONVERSATION, [refined])
+    async with db.unit_of_work() as session:
+        repo = MessageScoreRepository(session)
+        alice, bob = (
+            await repo.scores("alice", CONVERSATION),
+            await repo.scores("bob", CONVERSATION),
+        )
+    assert [(r.total, r.method) for r in alice] == [(9.0, "llm")]
+    assert [(r.total, r.method) for r in bob] == [(4.0, "rule")]
