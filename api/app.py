@@ -101,7 +101,8 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.add_middleware(RequestMetrics, access_log=settings.log_format == "json")
     install_request_id(app)
     v1 = [Depends(require_service_key)]
-    auth_errors = error_responses(401)
+    # 403: a key bound to other users (api/auth.py).
+    auth_errors = error_responses(401, 403)
     app.include_router(memories.router, dependencies=v1, responses=auth_errors)
     app.include_router(recall.router, dependencies=v1, responses=auth_errors)
     app.include_router(messages.router, dependencies=v1, responses=auth_errors)

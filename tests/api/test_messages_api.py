@@ -1,4 +1,4 @@
-"""POST /v1/messages/score and /compress, and the admin views of what they persisted."""
+"""POST /v1/users/{id}/messages/score and /compress, and the admin views of what they persisted."""
 
 from __future__ import annotations
 
