@@ -5,10 +5,26 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Float,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.base import Base, BigIntPK, JSONType
+from models.base import (
+    Base,
+    BigIntPK,
+    JSONType,
+    all_in_unit_range,
+    all_non_negative,
+    one_of,
+)
 
 MEMORY_TYPES = (
     "fact",
@@ -22,6 +38,14 @@ MEMORY_TYPES = (
     "other",
 )
 IMPORTANCE_LEVELS = ("high", "medium", "low")
+# The scores a memory stores: the four components of seed 002 and their clamped total.
+SCORE_COLUMNS = (
+    "importance_score",
+    "frequency_score",
+    "recency_score",
+    "emotion_score",
+    "impact_score",
+)
 
 
 class UserMemory(Base):
@@ -29,10 +53,29 @@ class UserMemory(Base):
 
     Keys are designed for sharding by ``user_id``: every index and unique constraint
     leads with ``user_id``, and child tables reference ``(user_id, id)``.
+
+    The database itself refuses a row no reader could present (issue 29): an unknown
+    type or level, a negative count, a score outside [0, 1].
     """
 
     __tablename__ = "user_memories"
     __table_args__ = (
+        CheckConstraint(one_of("memory_type", MEMORY_TYPES), name="memory_type"),
+        CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
+        CheckConstraint(
+            all_non_negative(
+                "frequency_count",
+                "mention_count",
+                "recall_count",
+                "associated_count",
+                "doc_length",
+            ),
+            name="counts",
+        ),
+        CheckConstraint(all_in_unit_range(*SCORE_COLUMNS), name="scores"),
+        CheckConstraint(
+            "superseded_by_id IS NULL OR superseded_by_id <> id", name="not_superseded_by_itself"
+        ),
         UniqueConstraint("user_id", "id"),
         UniqueConstraint("user_id", "content_hash"),
         # Empty-query recall, admin listing and order=importance keyset pagination.
@@ -100,6 +143,9 @@ class MemoryUser(Base):
     """Per-user aggregates, kept by atomic increments: BM25 statistics and counts."""
 
     __tablename__ = "memory_users"
+    # No CHECK on the counts: they change by an upsert whose INSERT values are the deltas
+    # (negative for a delete), and both databases check the proposed row before they find
+    # the conflict that turns it into an UPDATE.
 
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     memory_count: Mapped[int] = mapped_column(BigInteger, default=0)
