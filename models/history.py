@@ -11,6 +11,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    PrimaryKeyConstraint,
     String,
     Text,
 )
@@ -35,6 +36,9 @@ class MemoryScoreHistory(Base):
 
     __tablename__ = "memory_score_history"
     __table_args__ = (
+        # Keyed by user first, like user_memories (whose docstring says why SQLite's
+        # physical key stays ``id``).
+        PrimaryKeyConstraint("user_id", "id"),
         CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
         CheckConstraint(all_in_unit_range(*SCORE_COLUMNS), name="scores"),
         ForeignKeyConstraint(
@@ -45,7 +49,7 @@ class MemoryScoreHistory(Base):
         Index("ix_memory_score_history_user_memory", "user_id", "memory_id", "scored_at"),
     )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     memory_id: Mapped[int] = mapped_column(BigInteger)
     scored_at: Mapped[datetime]

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Float,
     Index,
     Integer,
+    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
@@ -51,8 +52,12 @@ SCORE_COLUMNS = (
 class UserMemory(Base):
     """Something a person said, with the facts and scores that decide its importance.
 
-    Keys are designed for sharding by ``user_id``: every index and unique constraint
-    leads with ``user_id``, and child tables reference ``(user_id, id)``.
+    Keys are designed for sharding by ``user_id`` (Citus ``create_distributed_table``):
+    the primary key, every index and unique constraint lead with ``user_id``, and child
+    tables reference ``(user_id, id)``. ``id`` alone stays unique (one sequence), so the
+    API's ids do not change. On SQLite the table keeps ``id`` as its physical primary key:
+    SQLite numbers only an ``INTEGER PRIMARY KEY`` (the rowid), and its unique
+    ``(user_id, id)`` is the key the child tables reference (migration e3b8f1a6c2d4).
 
     The database itself refuses a row no reader could present (issue 29): an unknown
     type or level, a negative count, a score outside [0, 1].
@@ -60,6 +65,7 @@ class UserMemory(Base):
 
     __tablename__ = "user_memories"
     __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
         CheckConstraint(one_of("memory_type", MEMORY_TYPES), name="memory_type"),
         CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
         CheckConstraint(
@@ -76,7 +82,10 @@ class UserMemory(Base):
         CheckConstraint(
             "superseded_by_id IS NULL OR superseded_by_id <> id", name="not_superseded_by_itself"
         ),
+        # The key the child tables' foreign keys reference (the primary key's columns).
         UniqueConstraint("user_id", "id"),
+        # Rescoring walks every user's memories in id ranges, and the admin finds one by id.
+        Index("ix_user_memories_id", "id"),
         UniqueConstraint("user_id", "content_hash"),
         # Empty-query recall, admin listing and order=importance keyset pagination.
         Index("ix_user_memories_user_importance", "user_id", "importance_score", "id"),
@@ -96,7 +105,7 @@ class UserMemory(Base):
         ),
     )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     content: Mapped[str] = mapped_column(Text)
     content_hash: Mapped[str] = mapped_column(String(64))
