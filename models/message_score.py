@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Float, Index, Integer, PrimaryKeyConstraint, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base, BigIntPK, JSONType
@@ -19,9 +19,14 @@ class MessageScoreRecord(Base):
     """The latest score of one message (by position) of a conversation."""
 
     __tablename__ = "message_scores"
-    __table_args__ = (UniqueConstraint("user_id", "conversation_id", "message_index"),)
+    # Keyed by (user_id, id) like every user-owned table (migration f4a6c8e0b2d1); SQLite
+    # keeps ``id`` as its physical rowid key, the one column it numbers.
+    __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
+        UniqueConstraint("user_id", "conversation_id", "message_index"),
+    )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     conversation_id: Mapped[str] = mapped_column(String(128))
     message_index: Mapped[int] = mapped_column(Integer)
@@ -46,10 +51,11 @@ class CompressionRecord(Base):
 
     __tablename__ = "message_compressions"
     __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
         Index("ix_message_compressions_conversation", "user_id", "conversation_id", "id"),
     )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     conversation_id: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime]

@@ -15,7 +15,7 @@ SQLite adds a CHECK constraint only by copying the table (batch mode; env.py tur
 foreign-key enforcement meanwhile, so the copy of user_memories cascades to nothing).
 
 Revision ID: c7d2a9e4f1b3
-Revises: 5c1e7a9b3d20
+Revises: c3f7a1d9e2b6
 Create Date: 2026-11-28 16:00:00.000000+00:00
 """
 
@@ -28,7 +28,7 @@ from sqlalchemy import text
 import models.base  # noqa: F401 - autogenerate may reference its types
 
 revision: str = "c7d2a9e4f1b3"
-down_revision: str | None = "5c1e7a9b3d20"
+down_revision: str | None = "c3f7a1d9e2b6"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -19,7 +19,7 @@ from services.core.db import build_engine
 from tests.conftest import BACKENDS
 from tests.db_backends import alembic_config, fresh_database, migrate
 
-BEFORE = "5c1e7a9b3d20"  # the revision before the constraints
+BEFORE = "c3f7a1d9e2b6"  # the revision before the constraints
 
 # One memory as plain SQL; :type, :level, :recalls and :score are the values under test.
 _INSERT_MEMORY = text(

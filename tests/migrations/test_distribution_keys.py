@@ -16,11 +16,11 @@ from services.core.db import build_engine
 from tests.conftest import BACKENDS
 from tests.db_backends import fresh_database, migrate
 
-# Deliberately global: one row per job run, for every user or none (a reference table).
-GLOBAL = {"job_runs"}
-# Conversations are not yet owned by a user; issue 29's other branch (29a) gives them a
-# user_id, after which they follow the rule like every other table (remove them here).
-OWNED_BY_ISSUE_29A = {"message_scores", "message_compressions"}
+# Deliberately global: one row per job run, for every user or none; API keys belong to
+# callers, not to people (a key's scope names the users it reaches). Reference tables.
+GLOBAL = {"job_runs", "api_keys"}
+# Keyed by (user_id, id) in the models; SQLite keeps ``id`` as the physical rowid key.
+KEYED_BY_ID = ("user_memories", "memory_score_history", "message_scores", "message_compressions")
 
 
 def _user_owned() -> list[Table]:
@@ -28,9 +28,7 @@ def _user_owned() -> list[Table]:
 
 
 def test_every_table_is_user_owned_or_named() -> None:
-    unnamed = {
-        t.name for t in Base.metadata.sorted_tables if "user_id" not in t.c
-    } - OWNED_BY_ISSUE_29A
+    unnamed = {t.name for t in Base.metadata.sorted_tables if "user_id" not in t.c}
     assert unnamed <= GLOBAL, f"tables without user_id: {sorted(unnamed)}"
     assert {t.name for t in _user_owned()} >= {
         "user_memories",
@@ -41,6 +39,8 @@ def test_every_table_is_user_owned_or_named() -> None:
         "memory_associations",
         "memory_embeddings",
         "memory_score_history",
+        "message_scores",
+        "message_compressions",
     }
 
 
@@ -61,7 +61,7 @@ def test_user_id_is_in_every_key_of_a_user_owned_table(table: Table) -> None:
 
 def test_ids_stay_numbered_by_the_database() -> None:
     """The API's ids do not change: each keyed-by-id table still numbers its rows."""
-    for name in ("user_memories", "memory_score_history"):
+    for name in KEYED_BY_ID:
         table = Base.metadata.tables[name]
         assert list(table.primary_key.columns.keys()) == ["user_id", "id"]
         assert table.autoincrement_column is table.c.id
@@ -95,7 +95,7 @@ async def test_the_migrated_keys(backend: str, tmp_path: Path) -> None:
             await engine.dispose()
     for table in _user_owned():
         primary, uniques = physical[table.name]
-        if backend == "sqlite" and table.name in ("user_memories", "memory_score_history"):
+        if backend == "sqlite" and table.name in KEYED_BY_ID:
             assert primary == ["id"], table.name
             if table.name == "user_memories":
                 assert ["user_id", "id"] in uniques
