@@ -45,7 +45,7 @@ class MemorySketch(NamedTuple):
     content: str
     importance_score: float
     created_at: datetime
-    source: str | None
+    conversation_id: str | None  # continuity stays inside one conversation
     memory_type: str
 
 
@@ -97,7 +97,14 @@ class MemoryRepository:
         ``current_only`` leaves superseded memories out (they count as missing).
         """
         m = UserMemory
-        columns = (m.id, m.content, m.importance_score, m.created_at, m.source, m.memory_type)
+        columns = (
+            m.id,
+            m.content,
+            m.importance_score,
+            m.created_at,
+            m.conversation_id,
+            m.memory_type,
+        )
         found: dict[int, MemorySketch] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             stmt = select(*columns).where(

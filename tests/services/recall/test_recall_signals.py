@@ -19,14 +19,17 @@ def ids(hits: list[RecallHit]) -> list[int]:
 
 async def test_neighbours_of_a_strong_hit_come_along(services: Services, clock: FakeClock) -> None:
     # One conversation: the answer shares no word with the question.
-    before = await services.add("u", "Melanie: How was your weekend?")
-    question = await services.add("u", "Melanie: Caroline, what did you research?")
-    answer = await services.add("u", "Agencies that welcome LGBTQ parents")
-    # Same moment, another user, and the same user in another source: never neighbours.
-    await services.add("other", "Bob: Agencies in Lisbon")
-    await services.add("u", "Agencies news digest", source="newsletter")
+    chat = {"conversation_id": "chat-1"}
+    before = await services.add("u", "Melanie: How was your weekend?", **chat)
+    question = await services.add("u", "Melanie: Caroline, what did you research?", **chat)
+    answer = await services.add("u", "Agencies that welcome LGBTQ parents", **chat)
+    # Same moment, another user, the same user in another conversation or in none:
+    # never neighbours.
+    await services.add("other", "Bob: Agencies in Lisbon", **chat)
+    await services.add("u", "Agencies news digest", conversation_id="newsletter")
+    await services.add("u", "Agencies said on their own")
     clock.advance(hours=2)  # a later session
-    later = await services.add("u", "Agencies called me back today")
+    later = await services.add("u", "Agencies called me back today", **chat)
 
     hits = await services.recall("u", "What did Caroline research?", top_k=10, explain=True)
     found = {h.memory.id: h for h in hits}
@@ -42,7 +45,7 @@ async def test_neighbours_of_a_strong_hit_come_along(services: Services, clock: 
     assert continuity.distance == -1  # said before the anchor
     assert found[before.id].signals["continuity"].value == pytest.approx(1.0)
     assert later.id not in found
-    assert len(found) == 3  # the other user's and the other source's memories stay out
+    assert len(found) == 3  # the other user's and the other conversations' stay out
 
 
 async def test_continuity_respects_the_types_filter(services: Services) -> None:
