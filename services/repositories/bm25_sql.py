@@ -212,8 +212,9 @@ successors AS (
     WHERE c.user_id = :user_id AND c.fact_slot = h.fact_slot AND c.superseded_by_id IS NULL
     ORDER BY c.created_at DESC, c.id DESC LIMIT 1), h.superseded_by_id) AS id
   FROM superseded_hits AS h)"""
-_SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at, m.conversation_id,
-    m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool}, {null_int}, c.origin
+_SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at,
+    m.conversation_id, m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool},
+    {null_int}, c.origin
 FROM successors AS c JOIN user_memories AS m ON m.id = c.id
 WHERE m.user_id = :user_id AND m.superseded_by_id IS NULL{types}"""
 
@@ -279,7 +280,8 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         else ("NULL",) * 4
     )
     parts = [
-        "SELECT memory_id, score, content, importance_score, created_at, conversation_id, memory_type,"
+        "SELECT memory_id, score, content, importance_score, created_at, conversation_id,"
+        " memory_type,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
         f" {null_bool} AS before, {null_int} AS cutoff, {null_bigint} AS via\nFROM candidates",
         f"SELECT {null_bigint}, u.avgdl, NULL, u.n, NULL, NULL, NULL, NULL, NULL, NULL,"
