@@ -46,7 +46,7 @@ QueryTypeName = Literal[
 
 
 SignalName = Literal[
-    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"
+    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic", "feeling"
 ]
 
 

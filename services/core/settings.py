@@ -62,6 +62,15 @@ class SignalWeights(BaseModel):
     recency: float = Field(default=0.0, ge=0)
     continuity: float = Field(default=0.0, ge=0)
     semantic: float = Field(default=0.0, ge=0)
+    # The query's urgency or feeling against the memory's emotion tags
+    # (services/recall/ranking/feelings.py).
+    feeling: float = Field(default=0.0, ge=0)
+
+
+# A query that asks for urgency or a feeling (「我有什么急事？」) is answered by what was
+# marked so, whatever words it shares with the question: the match outweighs a full
+# lexical match (0.7) of the question's leftover words (「我有」).
+FEELING_WEIGHT = 0.8
 
 
 def _weights(
@@ -72,6 +81,7 @@ def _weights(
     recency: float,
     continuity: float,
     semantic: float,
+    feeling: float = FEELING_WEIGHT,
 ) -> SignalWeights:
     return SignalWeights(
         lexical=lexical,
@@ -81,6 +91,7 @@ def _weights(
         recency=recency,
         continuity=continuity,
         semantic=semantic,
+        feeling=feeling,
     )
 
 
@@ -286,6 +297,38 @@ class Settings(BaseSettings):
         le=50,
         description="superseded matches that lend their BM25 to the memory that replaced "
         "them; 0 turns it off",
+    )
+    # Issue 28: what a recall returns and what it counts (services/recall/evidence.py,
+    # services/recall/confidence.py, services/recall/sufficiency.py).
+    recall_min_confidence: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="a recall returns no hit of lower confidence (a request's "
+        "min_confidence overrides); hits without query-dependent evidence never come back "
+        "for a non-empty query",
+    )
+    recall_count_min_confidence: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="a tracked recall counts (recall_count + 1) only hits with evidence of "
+        "their own and at least this confidence",
+    )
+    sufficient_min_results: int = Field(
+        default=3, ge=1, description="seed 001 §1.2: results private memory needs to suffice"
+    )
+    sufficient_min_coverage: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="seed 001 §1.2: share of the query's aspects the results cover",
+    )
+    sufficient_min_confidence: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="seed 001 §1.2: the results' mean confidence",
     )
     # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
     recall_mmr_lambda: float = Field(

@@ -41,9 +41,7 @@ async def _conversations(services: Services) -> None:
         )
     await services.add("u", "coffee without a session", created_at=T0)
     await services.add("u", "a second memory without one", created_at=T0 + timedelta(minutes=1))
-    await services.add(
-        "other", "coffee for someone else", created_at=T0, conversation_id="chat"
-    )
+    await services.add("other", "coffee for someone else", created_at=T0, conversation_id="chat")
     async with services.db.unit_of_work() as session:  # fact correction's mark
         await session.execute(
             update(UserMemory)

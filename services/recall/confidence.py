@@ -1,0 +1,65 @@
+"""A hit's ``confidence``: the chance, in [0, 1], that it is a result a person would
+accept for the query, from its query-dependent evidence alone (services/recall/evidence.py).
+
+    confidence = 1 / (1 + exp(-(b0 + Σ_i b_i · x_i)))
+
+over the features of ``features``. 0.5 means that, on the development data it was fitted
+on, about half the hits with that evidence were acceptable results for their question;
+0.8, four in five. Importance, recency and how the hit ranks against the others play no
+part: a memory is not more likely to answer a question because it matters.
+
+Fitted by ``python -m services.evaluation.confidence_fit`` (a logistic regression with a
+small L2 penalty, Newton's method) on every hit returned at ``min_confidence`` 0 with
+top_k 10 for the scenario questions (label: acceptable for its question,
+services/evaluation/scenarios) and the LoCoMo development split's questions (label: an
+evidence turn), each data set weighed equally; the printed constants are pasted here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from services.recall.evidence import Evidence
+
+FEATURES: Final = (
+    "term_coverage",  # the query's term weight the memory holds
+    "relevance",  # BM25 / the best candidate's
+    "phrase",
+    "time",  # a time expression beside content words
+    "time_only",  # a time expression and nothing else to look for
+    "feeling",
+    "semantic",
+    "context",  # a neighbour's continuity, for a hit with no evidence of its own
+)
+INTERCEPT: Final = -3.0
+COEFFICIENTS: Final = (4.0, 1.5, 1.0, 1.0, 4.0, 4.0, 3.0, 2.0)
+
+
+def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
+    """The hit's feature vector, in ``FEATURES`` order."""
+    e = evidence
+    return (
+        e.term_coverage,
+        e.relevance,
+        e.phrase,
+        0.0 if time_only else e.time,
+        e.time if time_only else 0.0,
+        e.feeling,
+        e.semantic,
+        0.0 if e.own else e.continuity,
+    )
+
+
+def logistic(z: float) -> float:
+    """1 / (1 + e^-z), without overflow."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    ez = math.exp(z)
+    return ez / (1.0 + ez)
+
+
+def confidence(evidence: Evidence, time_only: bool) -> float:
+    """The fitted chance that a hit with this evidence is acceptable."""
+    x = features(evidence, time_only)
+    return logistic(INTERCEPT + sum(b * v for b, v in zip(COEFFICIENTS, x, strict=True)))
