@@ -612,11 +612,12 @@ def _kept(
     confident: dict[int, float],
     min_confidence: float,
 ) -> list[tuple[int, float]]:
-    """The hits worth returning, in order: evidence of their own and ``min_confidence``,
-    or context of such a hit (a neighbour in its conversation) with ``min_confidence``."""
+    """The hits worth returning, in order: those with evidence of their own and at least
+    ``min_confidence``, and the context of such a hit (its neighbours in its
+    conversation), which comes and goes with its anchor."""
     own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= min_confidence}
     return [
         (mid, similarity)
         for mid, similarity in ordered
-        if mid in own or (evidence[mid].context_of in own and confident[mid] >= min_confidence)
+        if mid in own or evidence[mid].context_of in own
     ]

@@ -64,6 +64,21 @@ RELATED = MappingProxyType(
 )
 
 
+# The tags that, said in a question, ask about that state (「我有什么急事？」, "What am I
+# worried about?"). Modal and manner words (必须, 尽快, 马上, must, immediately, deadline)
+# are left out: 「发布前必须拿到什么认证？」 asks for a certificate, not for what is urgent.
+QUERY_CUES = frozenset(
+    {
+        *("急", "紧急", "着急", "急需", "urgent", "emergency", "asap"),
+        *("很重要", "重要", "important", "very important", "crucial"),
+        *("担心", "焦虑", "害怕", "不安", "紧张", "压力", "困扰"),
+        *("worried", "worry", "anxious", "nervous", "afraid", "scared", "stressed"),
+        *("烦躁", "烦恼", "头疼", "生气", "frustrated", "angry", "upset"),
+        *("难过", "伤心", "失望", "sad", "disappointed"),
+    }
+)
+
+
 def families(tags: Iterable[str]) -> frozenset[str]:
     """The families of these emotion tags (tags outside every family are left out)."""
     return frozenset(FAMILY_OF[t] for t in tags if t in FAMILY_OF)
@@ -71,7 +86,7 @@ def families(tags: Iterable[str]) -> frozenset[str]:
 
 def query_feelings(query: str, emotions: EmotionAnalyzer) -> frozenset[str]:
     """The feeling families a query asks about (「我有什么急事？」 → {"urgent"})."""
-    return families(emotions.extract(query))
+    return families(t for t in emotions.extract(query) if t in QUERY_CUES)
 
 
 def feeling_match(asked: frozenset[str], tags: Iterable[str]) -> float:
@@ -84,8 +99,3 @@ def feeling_match(asked: frozenset[str], tags: Iterable[str]) -> float:
         for have in held:
             best = max(best, 1.0 if want == have else RELATED.get((want, have), 0.0))
     return best
-
-
-def feeling_words(asked: frozenset[str]) -> tuple[str, ...]:
-    """Every tag of the asked families (what a query's cue words are, for coverage)."""
-    return tuple(tag for family in sorted(asked) for tag in _FAMILY_TAGS[family])

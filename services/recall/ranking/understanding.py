@@ -22,24 +22,17 @@ from services.recall.ranking.query_types import QueryIntent, classify
 from services.recall.ranking.time_expressions import TimeExpression, find_time_expression
 from services.text.analysis import TextAnalyzer
 
-# Words that ask what was said rather than about something said: a generic list of the
-# verbs of telling, not of any dataset's questions.
+# Words that ask what was said rather than about something said: the verbs of telling,
+# and the light nouns that stand for "whatever it was" (「哪些事」, "what things"). A
+# generic list, not one of any dataset's questions.
 RECAP_WORDS_EN = (
     *("mention", "mentioned", "mentions", "say", "said", "says", "tell", "told", "talk"),
     *("talked", "note", "noted", "notes", "write", "wrote", "written", "record", "recorded"),
+    *("thing", "things", "stuff", "anything", "something"),
 )
 RECAP_WORDS_ZH = (
-    "说过",
-    "说了",
-    "提到",
-    "提过",
-    "记了",
-    "记下",
-    "聊过",
-    "聊了",
-    "讲过",
-    "告诉",
-    "说",
+    *("说过", "说了", "提到", "提过", "记了", "记下", "聊过", "聊了", "讲过", "告诉", "说"),
+    *("事情", "事儿", "东西", "事"),
 )
 _RECAP = re.compile(
     r"\b(?:" + "|".join(RECAP_WORDS_EN) + r")\b|" + "|".join(RECAP_WORDS_ZH), re.IGNORECASE
