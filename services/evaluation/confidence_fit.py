@@ -46,8 +46,8 @@ from services.evaluation.scenario_data import SCENARIO_DIR, load_people
 from services.evaluation.scenario_run import StepClock
 from services.evaluation.scenario_run import _ingest as ingest_person
 from services.recall.confidence import FEATURES, features, logistic
-from services.recall.recall_service import RecallHit, RecallService
 from services.recall.ranking.understanding import understand
+from services.recall.recall_service import RecallHit, RecallService
 from services.text.analysis import TextAnalyzer
 
 PENALTY: Final = 1.0
@@ -118,7 +118,7 @@ async def locomo_rows(
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     """a · x = b by Gaussian elimination with partial pivoting (a is small and SPD)."""
     n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    m = [[*row, b[i]] for i, row in enumerate(a)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
         m[col], m[pivot] = m[pivot], m[col]

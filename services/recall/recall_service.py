@@ -48,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import UserMemory
 from services.core.clock import Clock
-from services.core.errors import InvalidInput
+from services.core.errors import InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
@@ -107,6 +107,7 @@ class RecallHit:
     # services/recall/evidence.py and confidence.py; None for an empty query's hits.
     evidence: Evidence | None = None
     confidence: float | None = None
+    counted: bool = False  # a tracked recall raised its recall_count (``counts``)
 
 
 @dataclass(frozen=True)
@@ -247,13 +248,36 @@ class RecallService:
             for h in hits:
                 if h.memory.id in rows:
                     refresh_from_row(h.memory, rows[h.memory.id])
-            return [h for h in hits if h.memory.id in rows or h.memory.id not in counted]
+            return [
+                dataclasses.replace(h, counted=True) if h.memory.id in rows else h
+                for h in hits
+                if h.memory.id in rows or h.memory.id not in counted
+            ]
         fresh = await self.memories.get_many(user_id, ids)
         return [
-            dataclasses.replace(h, memory=fresh[h.memory.id]) if h.memory.id in fresh else h
+            dataclasses.replace(h, memory=fresh[h.memory.id], counted=True)
+            if h.memory.id in fresh
+            else h
             for h in hits
             if h.memory.id in fresh or h.memory.id not in counted
         ]
+
+    async def mark_used(self, user_id: str, ids: Sequence[int]) -> list[UserMemory]:
+        """The frontend's word that its answer used these memories: each counts as
+        recalled once (recall_count + 1, rescored), however often the call names it. All
+        or nothing: an id that is not one of this user's memories refuses the whole call
+        (404 ``memory_not_found`` naming them) and nothing is counted."""
+        check_user_id(user_id)
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            raise InvalidInput("ids: name at least one memory")
+        found = await self.memories.get_many(user_id, unique)
+        missing = [i for i in unique if i not in found]
+        if missing:
+            raise MemoryNotFound(*missing)
+        await self.memories.count_recalls(self.settings, user_id, unique, self.clock())
+        fresh = await self.memories.get_many(user_id, unique)
+        return [fresh[i] for i in unique if i in fresh]
 
     async def track(self, user_id: str, ids: Sequence[int], now: datetime | None = None) -> None:
         """Count ``ids`` as recalled (recall_count + 1) and rescore them: what ``track=True``

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def ids(hits: list[RecallHit]) -> list[int]:
 
 async def test_neighbours_of_a_strong_hit_come_along(services: Services, clock: FakeClock) -> None:
     # One conversation: the answer shares no word with the question.
-    chat = {"conversation_id": "chat-1"}
+    chat: dict[str, Any] = {"conversation_id": "chat-1"}
     before = await services.add("u", "Melanie: How was your weekend?", **chat)
     question = await services.add("u", "Melanie: Caroline, what did you research?", **chat)
     answer = await services.add("u", "Agencies that welcome LGBTQ parents", **chat)
