@@ -1,7 +1,7 @@
 """Everything recall derives from the query text alone, computed once per recall.
 
-The index terms are those of the query's *content*: its time expression (matched by the
-temporal signal against when each memory was said) and the words that only ask for a
+The index terms are those of the query's *content*: its time expression when wholly past
+(matched by the temporal signal against when each memory was said) and the words that only ask for a
 recap of the conversation ("what did I *mention*", 「我*提到*了哪些事」: ``RECAP_WORDS``)
 are cut out of the text first, so 「3月4日」 does not match every memory that names the
 4th of some month, and "What did I tell you yesterday?" is a question about yesterday
@@ -60,17 +60,19 @@ class QueryUnderstanding:
         return bool(self.terms) or self.time is not None or bool(self.feelings)
 
 
-def content_text(query: str, time: TimeExpression | None) -> str:
+def content_text(query: str, time: TimeExpression | None, now: datetime) -> str:
     """The query without its time expression and recap words (each replaced by a comma,
-    so no character bigram spans the gap)."""
-    text = query.replace(time.text, "，") if time is not None else query
+    so no character bigram spans the gap). Only a time wholly past is cut: 「明天」 and
+    "next week" can only be found in what a memory says, never in when it was said."""
+    past = time is not None and time.end is not None and time.end <= now
+    text = query.replace(time.text, "，") if past and time is not None else query
     return _RECAP.sub("，", text)
 
 
 def understand(query: str, analyzer: TextAnalyzer, now: datetime) -> QueryUnderstanding:
     """Analyse a query (CPU only: call it off the event loop)."""
     time = find_time_expression(query, now)
-    content = content_text(query, time)
+    content = content_text(query, time, now)
     return QueryUnderstanding(
         terms=analyzer.query_terms(content),
         intent=classify(query, time),
