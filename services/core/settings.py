@@ -300,16 +300,34 @@ class Settings(BaseSettings):
     )
     # Issue 28: what a recall returns and what it counts (services/recall/evidence.py,
     # services/recall/confidence.py, services/recall/sufficiency.py).
+    # Two floors, chosen on the development data (python -m
+    # services.evaluation.confidence_fit; docs/eval/): a statement a person made on its
+    # own stands alone, and one that shares a word or two with the question is filler
+    # (scenarios, one floor for all: 0.2 → filler share 0.39, no-answer 1.02 results;
+    # 0.45 → 0.15 and 0.25); a turn of a dialogue is a fragment whose meaning leans on
+    # the turns around it, and a partial match often holds the answer (LoCoMo dev R@10:
+    # 77.7 at 0.15, 75.5 at 0.2, 63.8 at 0.45). 0.15 is about the least confidence any
+    # evidence gives (services/recall/confidence.py): dialogue turns need evidence alone.
     recall_min_confidence: float = Field(
-        default=0.2,
+        default=0.45,
         ge=0,
         le=1,
-        description="a recall returns no hit of lower confidence (a request's "
-        "min_confidence overrides); hits without query-dependent evidence never come back "
-        "for a non-empty query",
+        description="a recall returns no memory outside a conversation below this "
+        "confidence (a request's min_confidence overrides both floors); no hit without "
+        "query-dependent evidence comes back for a non-empty query",
     )
+    recall_min_confidence_dialogue: float = Field(
+        default=0.15,
+        ge=0,
+        le=1,
+        description="the same floor for a turn of a conversation (a memory with a conversation_id)",
+    )
+    # Counting is what makes a memory more important, so only hits recall is nearly sure
+    # of count: on the scenarios' tracked run, a floor of 0.5 counted 20 recalls to
+    # memories that were not acceptable for their question, 0.8 two, 0.9 none (and 77 to
+    # acceptable ones). What a frontend actually used, it reports (POST …/memories/used).
     recall_count_min_confidence: float = Field(
-        default=0.5,
+        default=0.9,
         ge=0,
         le=1,
         description="a tracked recall counts (recall_count + 1) only hits with evidence of "

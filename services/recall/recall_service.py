@@ -172,14 +172,13 @@ class RecallService:
     ) -> list[RecallHit]:
         """At most ``top_k`` memories for ``query``, best first (seed 002 §5.2): only those
         with query-dependent evidence and at least ``min_confidence`` (default
-        RECALL_MIN_CONFIDENCE), so possibly fewer. ``rerank_mode`` chooses the reranker's
+        RECALL_MIN_CONFIDENCE for a statement, RECALL_MIN_CONFIDENCE_DIALOGUE for a turn
+        of a conversation), so possibly fewer. ``rerank_mode`` chooses the reranker's
         mode when one is configured (seed 004)."""
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
-        if min_confidence is None:
-            min_confidence = self.settings.recall_min_confidence
-        if not 0.0 <= min_confidence <= 1.0:
+        if min_confidence is not None and not 0.0 <= min_confidence <= 1.0:
             raise InvalidInput("min_confidence must be between 0 and 1")
         started = time.perf_counter()
         now = self.clock()
@@ -306,7 +305,7 @@ class RecallService:
         user_id: str,
         query: str,
         understood: QueryUnderstanding,
-        wanted_hits: tuple[int, float],
+        wanted_hits: tuple[int, float | None],
         types: Sequence[str],
         now: datetime,
         current_only: bool,
@@ -347,7 +346,16 @@ class RecallService:
         )
         evidence = await self._evidence(user_id, [mid for mid, _ in ordered], pool, understood)
         confident = {mid: confidence(e, understood.pure_time) for mid, e in evidence.items()}
-        ordered = _kept(ordered, evidence, confident, min_confidence)[:top_k]
+        s = self.settings
+        floor = {
+            mid: min_confidence
+            if min_confidence is not None
+            else s.recall_min_confidence_dialogue
+            if pool.rows[mid].conversation_id is not None
+            else s.recall_min_confidence
+            for mid in evidence
+        }
+        ordered = _kept(ordered, evidence, confident, floor)[:top_k]
         # Only the memories returned are loaded whole. One deleted since it was ranked is
         # gone from ``full`` (a reader's statements each see the latest commits on
         # PostgreSQL) and is left out.
@@ -634,12 +642,12 @@ def _kept(
     ordered: list[tuple[int, float]],
     evidence: dict[int, Evidence],
     confident: dict[int, float],
-    min_confidence: float,
+    floor: dict[int, float],
 ) -> list[tuple[int, float]]:
     """The hits worth returning, in order: those with evidence of their own and at least
-    ``min_confidence``, and the context of such a hit (its neighbours in its
+    their ``floor`` of confidence, and the context of such a hit (its neighbours in its
     conversation), which comes and goes with its anchor."""
-    own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= min_confidence}
+    own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= floor[mid]}
     return [
         (mid, similarity)
         for mid, similarity in ordered
