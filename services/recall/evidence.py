@@ -6,8 +6,9 @@ Query-dependent (the memory answers *this* query):
 - ``terms``: the query's content terms the memory holds (services/recall/ranking/
   understanding.py: no time expression, no recap words), and ``term_coverage``, their
   share of the query's term weight, each term weighed by its idf in the user's memories
-  times its field weight (a word 1, a character bigram 0.5, a character 0.3; a term no
-  memory holds weighs the most, as if one memory in 2N + 1 held it);
+  times its field weight (a word 1, a character bigram 0.5, a character 0.3; a word no
+  memory holds weighs the most, as if one memory in 2N + 1 held it, and a bigram or
+  character no memory holds is left out);
 - ``relevance``: BM25 / the best candidate's BM25;
 - ``phrase``: the query's keywords and phrases found verbatim;
 - ``time``: how well when it was said fits the query's time expression (0 without one);

@@ -75,7 +75,7 @@ from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch, refresh_from_row
 from services.repositories.neighbours import AroundHits, Neighbour
 from services.repositories.search import SearchRepository
-from services.text.analysis import TextAnalyzer
+from services.text.analysis import TextAnalyzer, term_kind
 
 log = logging.getLogger(__name__)
 
@@ -493,10 +493,14 @@ class RecallService:
         replaced holds that memory's)."""
         lexical, s = pool.lexical, self.settings
         unknown = unknown_term_idf(lexical.documents)
+        # A word no memory holds weighs the most; an unheld character bigram or
+        # character is left out (the fallbacks help a match, and across a question word
+        # such as 「什么时候」 they are noise no memory should be asked to hold).
         query = QueryWeights(
             {
                 term: lexical.term_weights.get(term, weight * unknown)
                 for term, weight in field_weights(list(understood.terms), s).items()
+                if term in lexical.term_weights or term_kind(term) == "word"
             },
             has_time=understood.time is not None,
             has_feeling=bool(understood.feelings),
