@@ -26,8 +26,10 @@ returned as the context of its anchor.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+
+from services.text.analysis import BIGRAM_PREFIX, term_kind
 
 # A semantic similarity below this is no evidence: the embedders offered
 # (services/embeddings) give unrelated sentences 0.1-0.3.
@@ -48,6 +50,19 @@ class QueryWeights:
     @property
     def total(self) -> float:
         return sum(self.terms.values())
+
+
+def spelled_out(query_terms: Iterable[str], held: set[str]) -> set[str]:
+    """The query's Chinese words a memory holds bigram by bigram though jieba cut it
+    otherwise (「市长」 in 「南京市长江大桥」, cut 南京市 / 长江大桥): held all the same."""
+    found = set()
+    for term in query_terms:
+        if term_kind(term) != "word" or len(term) < 2 or term in held:
+            continue
+        bigrams = {BIGRAM_PREFIX + term[i : i + 2] for i in range(len(term) - 1)}
+        if all(len(b) == 3 and b in held for b in bigrams):
+            found.add(term)
+    return found
 
 
 def unknown_term_idf(documents: int) -> float:

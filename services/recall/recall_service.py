@@ -53,7 +53,7 @@ from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
 from services.recall.confidence import confidence
-from services.recall.evidence import Evidence, QueryWeights, unknown_term_idf
+from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
 from services.recall.ranking.diversity import mmr_order
 from services.recall.ranking.explanation import explain_fused, explain_importance_only
@@ -514,6 +514,8 @@ class RecallService:
             )
             for p in postings:
                 held.setdefault(p.memory_id, set()).add(p.term)
+            for terms in held.values():
+                terms.update(spelled_out(understood.terms, terms))
         phrases = understood.phrases if understood.phrases.total_weight > 0 else None
         found: dict[int, Evidence] = {}
         for mid in ids:
