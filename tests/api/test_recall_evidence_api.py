@@ -152,5 +152,6 @@ async def test_used_counts_each_id_once(client: httpx.AsyncClient, clock: FakeCl
         assert str(ids[1]) in error["message"]
     assert await counts(client, [sister, report, dentist]) == [1, 1, 0]
     assert (await fetch(client, "bob", bob["id"]))["recall_count"] == 0
-    for bad in ({"ids": []}, {"ids": [0]}, {"ids": ["1"]}, {}):
+    bad_bodies: list[Json] = [{"ids": []}, {"ids": [0]}, {"ids": ["1"]}, {}]
+    for bad in bad_bodies:
         assert_error(await client.post(url, json=bad), 422, "invalid_input")
