@@ -303,10 +303,10 @@ class Settings(BaseSettings):
     # Two floors, chosen on the development data (python -m
     # services.evaluation.confidence_fit; docs/eval/): a statement a person made on its
     # own stands alone, and one that shares a word or two with the question is filler
-    # (scenarios, one floor for all: 0.2 → filler share 0.38, no-answer 0.93 results;
-    # 0.45 → 0.13 and 0.25); a turn of a dialogue is a fragment whose meaning leans on
+    # (scenarios, one floor for all: 0.2 → filler share 0.38, no-answer 0.89 results;
+    # 0.45 → 0.12 and 0.25); a turn of a dialogue is a fragment whose meaning leans on
     # the turns around it, and a partial match often holds the answer (LoCoMo dev R@10:
-    # 77.7 at 0.1, 74.8 at 0.2, 60.9 at 0.45). Any evidence gives at least 0.12
+    # 77.7 at 0.1, 74.3 at 0.2, 59.6 at 0.45). Any evidence gives at least 0.11
     # (services/recall/confidence.py): at 0.1, dialogue turns need evidence alone.
     recall_min_confidence: float = Field(
         default=0.45,

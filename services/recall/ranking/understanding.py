@@ -33,6 +33,10 @@ RECAP_WORDS_EN = (
 RECAP_WORDS_ZH = (
     *("说过", "说了", "提到", "提过", "记了", "记下", "聊过", "聊了", "讲过", "告诉", "说"),
     *("事情", "事儿", "东西", "事"),
+    # Interrogatives jieba keeps as words (English ones are stopwords already): they ask,
+    # they are not what is asked about.
+    *("什么时候", "多少钱", "多少", "哪家", "哪里", "哪儿", "哪个", "哪些", "怎么样", "怎样"),
+    *("什么样", "为什么", "几点", "几号", "多久"),
 )
 _RECAP = re.compile(
     r"\b(?:" + "|".join(RECAP_WORDS_EN) + r")\b|" + "|".join(RECAP_WORDS_ZH), re.IGNORECASE
