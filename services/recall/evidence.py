@@ -29,7 +29,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from services.text.analysis import BIGRAM_PREFIX, term_kind
+from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
 
 # A semantic similarity below this is no evidence: the embedders offered
 # (services/embeddings) give unrelated sentences 0.1-0.3.
@@ -53,14 +53,19 @@ class QueryWeights:
 
 
 def spelled_out(query_terms: Iterable[str], held: set[str]) -> set[str]:
-    """The query's Chinese words a memory holds bigram by bigram though jieba cut it
-    otherwise (「市长」 in 「南京市长江大桥」, cut 南京市 / 长江大桥): held all the same."""
+    """The query's Chinese words a memory holds bigram by bigram, or character by
+    character for a one-character word, though jieba cut it otherwise (「市长」 in
+    「南京市长江大桥」, cut 南京市 / 长江大桥; 「猫」 in 「我的猫叫咪咪」, cut 猫叫):
+    held all the same."""
     found = set()
     for term in query_terms:
-        if term_kind(term) != "word" or len(term) < 2 or term in held:
+        if term_kind(term) != "word" or term in held:
             continue
-        bigrams = {BIGRAM_PREFIX + term[i : i + 2] for i in range(len(term) - 1)}
-        if all(len(b) == 3 and b in held for b in bigrams):
+        if len(term) == 1:
+            pieces = {UNIGRAM_PREFIX + term}
+        else:
+            pieces = {BIGRAM_PREFIX + term[i : i + 2] for i in range(len(term) - 1)}
+        if all(p in held for p in pieces):
             found.add(term)
     return found
 
