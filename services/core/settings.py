@@ -304,9 +304,9 @@ class Settings(BaseSettings):
     # services.evaluation.confidence_fit; docs/eval/): a statement a person made on its
     # own stands alone, and one that shares a word or two with the question is filler
     # (scenarios, one floor for all: 0.2 → filler share 0.38, no-answer 0.89 results;
-    # 0.45 → 0.12 and 0.25); a turn of a dialogue is a fragment whose meaning leans on
+    # 0.45 → 0.12 and 0.27); a turn of a dialogue is a fragment whose meaning leans on
     # the turns around it, and a partial match often holds the answer (LoCoMo dev R@10:
-    # 77.7 at 0.1, 74.3 at 0.2, 59.6 at 0.45). Any evidence gives at least 0.11
+    # 77.7 at 0.1, 74.1 at 0.2, 59.2 at 0.45). Any evidence gives at least 0.10
     # (services/recall/confidence.py): at 0.1, dialogue turns need evidence alone.
     recall_min_confidence: float = Field(
         default=0.45,
