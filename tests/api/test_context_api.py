@@ -245,7 +245,7 @@ async def test_one_user_never_sees_anothers_memories(client: httpx.AsyncClient) 
     out = await assemble(
         client,
         "alice",
-        messages=[{"role": "user", "content": "Lisbon tram bank PIN hint"}],
+        messages=[{"role": "user", "content": "Lisbon tram number"}],
         budget_tokens=2000,
     )
     assert out["memories"]
