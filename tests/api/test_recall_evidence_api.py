@@ -155,3 +155,28 @@ async def test_used_counts_each_id_once(client: httpx.AsyncClient, clock: FakeCl
     bad_bodies: list[Json] = [{"ids": []}, {"ids": [0]}, {"ids": ["1"]}, {}]
     for bad in bad_bodies:
         assert_error(await client.post(url, json=bad), 422, "invalid_input")
+
+
+async def test_a_conversations_next_turn_comes_back_as_context(
+    client: httpx.AsyncClient,
+) -> None:
+    turns = [
+        "Melanie: Caroline, what did you research last week?",
+        "Adoption agencies that welcome LGBTQ parents.",
+        "Melanie: That sounds wonderful.",
+    ]
+    items = [{"content": t, "conversation_id": "chat-7"} for t in turns]
+    stored = body(await client.post("/v1/users/alice/memories/batch", json={"items": items}), 200)
+    question, answer, _ = [m["id"] for m in stored["items"]]
+    assert stored["items"][0]["conversation_id"] == "chat-7"
+    # The same words said on their own, outside any conversation: no context of anything.
+    await remember(client, "alice", "Agencies are closed on Sundays")
+    out = await recall_out(client, "What did Caroline research?", track=False)
+    found = {h["memory"]["id"]: h for h in out["results"]}
+    assert next(iter(found)) == question
+    assert found[answer]["evidence"]["context_of"] == question
+    assert found[answer]["evidence"]["query_dependent"]["terms"] == []
+    assert found[answer]["evidence"]["query_independent"]["continuity"] > 0
+    # Context never counts.
+    counted = await recall_out(client, "What did Caroline research?")
+    assert not {h["memory"]["id"]: h for h in counted["results"]}[answer]["counted"]
