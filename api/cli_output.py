@@ -53,10 +53,10 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, wrap: 
 
 
 def confidence(hit: RecallHit) -> float | None:
-    """The reranker's own relevance for this memory, when a reranker scored the recall:
-    the one estimate of how likely the memory answers the query (the fused score only
-    ranks). None otherwise."""
-    return hit.rerank.relevance if hit.rerank is not None else None
+    """Recall's calibrated confidence that the memory answers the query
+    (services/recall/confidence.py; the fused score only ranks). None for an empty
+    query's hits, which are ranked by importance alone."""
+    return hit.confidence
 
 
 def recall_table(hits: Sequence[RecallHit]) -> Table:
@@ -88,6 +88,13 @@ def explain_lines(rank: int, hit: RecallHit) -> list[str]:
     lines = [f"{head} = {_parts(why.get('signals', {}))}"]
     if why.get("mode") not in (None, "fused"):
         lines[0] = f"{head}, by importance (the query has no terms)"
+    if hit.evidence is not None and hit.confidence is not None:
+        e = hit.evidence
+        found = [f"terms {' '.join(e.terms)}"] if e.terms else []
+        found += [f"{n} {v:.2f}" for n, v in (("time", e.time), ("feeling", e.feeling)) if v]
+        if e.context_of is not None:
+            found.append(f"context of memory {e.context_of}")
+        lines.append(f"   confidence {hit.confidence:.2f}: " + (", ".join(found) or "nothing"))
     relevance = why.get("relevance") or {}
     terms = [t for t in relevance.get("matched_terms", []) if t.get("kind") == "word"]
     terms.sort(key=lambda t: -float(t.get("contribution", 0.0)))

@@ -17,6 +17,7 @@ def memory_out(memory: UserMemory, merged: bool | None = None) -> MemoryOut:
         content=memory.content,
         memory_type=memory.memory_type,
         source=memory.source,
+        conversation_id=memory.conversation_id,
         metadata=memory.meta,
         created_at=memory.created_at,
         updated_at=memory.updated_at,

@@ -50,6 +50,8 @@ _LABELS = (
     ("count", re.compile(r"^WITH counted\b|\brecall_count \+")),
     ("history", re.compile(r"^INSERT INTO memory_score_history\b")),
     ("rescore", re.compile(r"^UPDATE user_memories\b")),
+    # The evidence's postings of the returned hits (services/recall/recall_service.py).
+    ("postings", re.compile(r"^SELECT memory_terms\.memory_id, memory_terms\.term\b")),
     ("bm25", re.compile(r"\bmemory_terms\b")),
     ("neighbours", re.compile(r"\banchor_id\b")),
     ("memories", re.compile(r"\bFROM user_memories\b")),
@@ -181,6 +183,11 @@ async def diagnose(
     (counted as recalled with ``track``: the tenant's counts and scores change)."""
     async with scratch_tenant(backend, size, seed, pg_server) as tenant:
         db, settings, analyzer, user = tenant.db, tenant.settings, tenant.analyzer, tenant.user
+        if track:
+            # Every hit counts, as a frontend's POST …/memories/used would count them: a
+            # tracked recall counts only confident hits (RECALL_COUNT_MIN_CONFIDENCE), and
+            # the bench's generated queries seldom are, so the counting's cost would vanish.
+            settings = settings.model_copy(update={"recall_count_min_confidence": 0.0})
         clock = StatementClock(db)
 
         def service_for(session: AsyncSession) -> RecallService:

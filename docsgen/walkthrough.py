@@ -56,7 +56,7 @@ class Step:
 
 U = "/v1/users/alice"
 REMEMBER_OUT = "{id, importance_score, importance_level, merged}"
-HITS = ".results[] | {id: .memory.id, content: .memory.content, score, relevance}"
+HITS = ".results[] | {id: .memory.id, content: .memory.content, score, confidence}"
 
 STEPS: tuple[Step, ...] = (
     Step(
@@ -91,15 +91,41 @@ STEPS: tuple[Step, ...] = (
         "{id, merged, mention_count, frequency_count, importance_score, importance_level}",
     ),
     Step(
-        "Recall: best first; explain=true says why (every signal's contribution).",
+        "Recall: best first, only what has evidence for the question (fewer than top_k\n"
+        "# is normal), each with a calibrated confidence; explain=true adds every signal.",
         "POST",
         f"{U}/recall",
         {"query": "季度报告什么时候交", "top_k": 3, "explain": True},
-        ".results[] | {id: .memory.id, score, query_type: .explanation.query_type,"
+        ".results[] | {id: .memory.id, score, confidence, counted,"
+        " evidence: .evidence.query_dependent | {terms, term_coverage},"
         " contributions: (.explanation.signals | map_values(.contribution)"
         " | with_entries(select(.value > 0)))}",
     ),
-    Step("", "POST", f"{U}/recall", {"query": "where does my sister live"}, HITS),
+    Step("", "POST", f"{U}/recall", {"query": "where does my sister Ann live"}, HITS),
+    Step(
+        "The question's own urgency finds what was marked urgent; sufficient says whether\n"
+        "# private memory is enough to answer (seed 001 §1.2: 3 results, coverage 0.8,\n"
+        "# confidence 0.75).",
+        "POST",
+        f"{U}/recall",
+        {"query": "我有什么急事？", "track": False},
+        "{results: [.results[] | {id: .memory.id, confidence,"
+        " feeling: .evidence.query_dependent.feeling}], sufficient, coverage}",
+    ),
+    Step(
+        "Nothing in memory answers it: nothing comes back.",
+        "POST",
+        f"{U}/recall",
+        {"query": "What is my blood type?"},
+        "{results, sufficient, coverage}",
+    ),
+    Step(
+        "Recall with track=false, then say which memories the answer used: each counts once.",
+        "POST",
+        f"{U}/memories/used",
+        {"ids": [3, 3]},
+        "{counted, recall_count: [.memories[].recall_count]}",
+    ),
     Step(
         "An empty query returns the most important memories; track=false leaves counts alone.",
         "POST",

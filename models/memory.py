@@ -111,6 +111,11 @@ class UserMemory(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     memory_type: Mapped[str] = mapped_column(String(16), default="other")
     source: Mapped[str | None] = mapped_column(String(128), default=None)
+    # The dialogue this memory is a turn of, set by whoever writes a conversation's turns
+    # (a batch, an import, the LoCoMo harness). Recall lends continuity (seed 004 §4.2)
+    # only between turns of one conversation: a person's separate statements in one chat
+    # session are not each other's context (issue 28).
+    conversation_id: Mapped[str | None] = mapped_column(String(128), default=None)
     # "metadata" is reserved on declarative classes, so the attribute is ``meta``.
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType, default=dict)
     created_at: Mapped[datetime]

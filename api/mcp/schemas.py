@@ -77,13 +77,26 @@ class RecallHitView(BaseModel):
     score: float
     relevance: float
     importance: float
+    confidence: float | None = Field(
+        description="chance in [0, 1] that this is a result the person would accept "
+        "(null for an empty query)"
+    )
+    context_of: int | None = Field(
+        description="the hit this memory is the conversation neighbour of, when it matched "
+        "nothing itself"
+    )
     why: Why | None
 
 
 class Recalled(BaseModel):
-    """Best first."""
+    """Best first; fewer than top_k when fewer memories have evidence."""
 
     results: list[RecallHitView]
+    sufficient: bool = Field(
+        description="the memories are enough to answer (at least 3 results, coverage 0.8, "
+        "mean confidence 0.75); when false, look elsewhere too"
+    )
+    coverage: float = Field(description="share of the query's aspects the results cover")
 
 
 class Forgotten(BaseModel):

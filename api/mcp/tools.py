@@ -49,6 +49,7 @@ from services.context.context_service import ContextRequest
 from services.core.db import is_contention
 from services.core.errors import DomainError
 from services.core.validation import MAX_CONTENT_CHARS, MAX_ID, MAX_TOP_K
+from services.recall.sufficiency import sufficiency
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import MemoryService, NewMemory
 
@@ -186,7 +187,9 @@ class MemoryTools:
         ] = None,
     ) -> Recalled:
         """The user's memories that matter most for a query, best first, each with its
-        score and why it came back (the signals' shares of the score)."""
+        score, its confidence and why it came back (the signals' shares of the score).
+        Only memories with evidence for the query come back (possibly fewer than top_k);
+        ``sufficient`` says whether they are enough to answer."""
         self._reach(user_id)
         state = self._state_of()
         async with _as_tool_errors():
@@ -200,6 +203,12 @@ class MemoryTools:
                 explain=True,
                 types=memory_types or [],
             )
+        verdict = sufficiency(
+            [h.evidence for h in hits],
+            [h.confidence for h in hits],
+            state.settings,
+            asked=bool(query.strip()),
+        )
         return Recalled(
             results=[
                 RecallHitView(
@@ -207,10 +216,14 @@ class MemoryTools:
                     score=round(h.score, 4),
                     relevance=round(h.relevance, 4),
                     importance=round(h.importance, 4),
+                    confidence=None if h.confidence is None else round(h.confidence, 4),
+                    context_of=h.evidence.context_of if h.evidence else None,
                     why=_why(h.explanation),
                 )
                 for h in hits
-            ]
+            ],
+            sufficient=verdict.sufficient,
+            coverage=round(verdict.coverage, 4),
         )
 
     async def forget(self, user_id: UserIdArg, memory_id: MemoryIdArg) -> Forgotten:

@@ -121,4 +121,6 @@ async def assemble_context(
         ),
         next_cursor=result.next_cursor,
         cache=result.cache,
+        sufficient=result.sufficient,
+        coverage=result.coverage,
     )

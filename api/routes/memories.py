@@ -33,6 +33,7 @@ def _new(item: MemoryIn) -> NewMemory:
         metadata=item.metadata,
         emotion_tags=item.emotion_tags,
         created_at=item.created_at,
+        conversation_id=item.conversation_id,
     )
 
 

@@ -6,11 +6,28 @@ from functools import partial
 
 from fastapi import APIRouter
 
-from api.deps import MemoryId, MemoryServiceDep, StateDep, UserId, get_recall_service
+from api.deps import (
+    MemoryId,
+    MemoryServiceDep,
+    SessionDep,
+    StateDep,
+    UserId,
+    get_recall_service,
+)
 from api.errors import error_responses
 from api.presenters import memory_out
 from api.schemas.memories import MemoryOut
-from api.schemas.recall import ExplanationOut, RecallHitOut, RecallIn, RecallOut
+from api.schemas.recall import (
+    EvidenceOut,
+    ExplanationOut,
+    RecallHitOut,
+    RecallIn,
+    RecallOut,
+    UsedIn,
+    UsedOut,
+)
+from services.recall.recall_service import RecallHit
+from services.recall.sufficiency import sufficiency
 from services.recall.tracked import recall_and_track
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
@@ -28,6 +45,18 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
     left out, the best of those matching the query lend their score to the memory that
     replaced them (``explain``: ``relevance.superseded_match``).
 
+    Only hits with query-dependent evidence come back for a non-empty query (words,
+    phrase, time, urgency/feeling or semantic similarity of their own, or a neighbour in
+    the same conversation as such a hit: ``evidence.context_of``), and none below
+    ``min_confidence``: the answer may hold fewer than ``top_k`` results, or none. Each
+    has a calibrated ``confidence``; ``sufficient`` and ``coverage`` say whether private
+    memory is enough to answer (seed 001 §1.2).
+
+    ``track`` (default true) counts (recall_count + 1, rescored) only the hits with
+    evidence of their own and confidence at least RECALL_COUNT_MIN_CONFIDENCE
+    (``counted``). A frontend that knows which memories its answer used should recall
+    with ``track: false`` and report them to ``POST …/memories/used`` instead.
+
     Ranked in a read-only transaction, counted in a short one of its own
     (services/recall/tracked.py), so recalls do not queue for SQLite's write lock.
     """
@@ -42,21 +71,45 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
         types=body.types,
         include_superseded=body.include_superseded,
         rerank_mode=body.rerank_mode,
+        min_confidence=body.min_confidence,
+    )
+    verdict = sufficiency(
+        [h.evidence for h in hits],
+        [h.confidence for h in hits],
+        state.settings,
+        asked=bool(body.query.strip()),
     )
     return RecallOut(
-        results=[
-            RecallHitOut(
-                memory=memory_out(h.memory),
-                score=h.score,
-                relevance=h.relevance,
-                importance=h.importance,
-                explanation=(
-                    ExplanationOut.model_validate(h.explanation) if h.explanation else None
-                ),
-            )
-            for h in hits
-        ]
+        results=[hit_out(h) for h in hits],
+        sufficient=verdict.sufficient,
+        coverage=verdict.coverage,
     )
+
+
+def hit_out(h: RecallHit) -> RecallHitOut:
+    """The public view of one recall hit."""
+    return RecallHitOut(
+        memory=memory_out(h.memory),
+        score=h.score,
+        relevance=h.relevance,
+        importance=h.importance,
+        confidence=h.confidence,
+        evidence=EvidenceOut.model_validate(h.evidence.as_dict()) if h.evidence else None,
+        counted=h.counted,
+        explanation=ExplanationOut.model_validate(h.explanation) if h.explanation else None,
+    )
+
+
+@router.post("/memories/used", responses=error_responses(404, 422))
+async def used(user_id: UserId, body: UsedIn, state: StateDep, session: SessionDep) -> UsedOut:
+    """Say which recalled memories the answer actually used: each counts as recalled
+    once (recall_count + 1, rescored, which may escalate it), however often it is named.
+    All or nothing: an id that is not one of this user's memories (another user's looks
+    the same) refuses the call with 404 ``memory_not_found`` naming them, and nothing is
+    counted. Use it with recalls made with ``track: false``; with ``track`` on, the
+    confident hits were counted already."""
+    memories = await get_recall_service(state, session).mark_used(user_id, body.ids)
+    return UsedOut(counted=[m.id for m in memories], memories=[memory_out(m) for m in memories])
 
 
 @router.get("/escalations", responses=error_responses(422))

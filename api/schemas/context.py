@@ -156,3 +156,11 @@ class ContextOut(BaseModel):
     cache: Literal["hit", "miss", "off", ""] = Field(
         description='whether the knowledge cache answered the recall ("": nothing recalled)'
     )
+    sufficient: bool | None = Field(
+        default=None,
+        description="seed 001 §1.2: the recalled memories are enough to answer (as for "
+        "recall); null when no memories were recalled",
+    )
+    coverage: float | None = Field(
+        default=None, description="share of the query's aspects the recalled memories cover"
+    )

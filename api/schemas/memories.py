@@ -31,6 +31,19 @@ class MemoryIn(_Strict):
     metadata: Metadata = Field(default_factory=dict)
     emotion_tags: Tags = Field(default_factory=list)
     created_at: CreatedAt | None = None
+    conversation_id: (
+        Annotated[
+            StrictStr,
+            NoNul,
+            Field(
+                max_length=128,
+                description="the dialogue this is a turn of (send it when you store a "
+                "conversation's turns): recall lends a strong hit's relevance to the turns "
+                "around it only within one conversation",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class MemoryBatchIn(_Strict):
@@ -88,6 +101,7 @@ class MemoryOut(BaseModel):
     content: str
     memory_type: MemoryType
     source: str | None
+    conversation_id: str | None
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from api.schemas.common import Bool, Int, MemoryType, NoNul, _Strict
+from api.schemas.common import Bool, Float, Int, MemoryType, NoNul, _Strict
 from api.schemas.memories import MemoryOut
-from services.core.validation import MAX_CONTENT_CHARS, MAX_TOP_K
+from services.core.validation import MAX_CONTENT_CHARS, MAX_ID, MAX_TOP_K
 from services.recall.ranking.query_types import QueryType
 from services.recall.ranking.signals import SIGNALS
 
@@ -30,6 +30,11 @@ class RecallIn(_Strict):
         description="with a reranker configured: fast (10 candidates in batches of 5), "
         "balanced (20 in 10s) or quality (40 in 20s); default RERANK_MODE",
     )
+    min_confidence: Annotated[Float, Field(ge=0, le=1)] | None = Field(
+        default=None,
+        description="leave out hits of lower confidence (default RECALL_MIN_CONFIDENCE); "
+        "a recall may return fewer than top_k results, or none",
+    )
 
 
 QueryTypeName = Literal[
@@ -46,7 +51,7 @@ QueryTypeName = Literal[
 
 
 SignalName = Literal[
-    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"
+    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic", "feeling"
 ]
 
 
@@ -125,6 +130,35 @@ class ExplanationOut(BaseModel):
     rerank: RerankOut | None = None
 
 
+class QueryDependentOut(BaseModel):
+    """What ties the memory to this query (services/recall/evidence.py)."""
+
+    terms: list[str] = Field(description="the query's content terms the memory holds")
+    term_coverage: float = Field(description="their idf-weighted share of the query's terms")
+    relevance: float = Field(description="BM25 / the best candidate's BM25")
+    phrase: float
+    time: float = Field(description="fit of when it was said to the query's time (0: none)")
+    feeling: float = Field(description="its emotion tags against the query's urgency/feeling")
+    semantic: float
+
+
+class QueryIndependentOut(BaseModel):
+    """What only ranks the memory, whatever the query."""
+
+    importance: float
+    recency: float
+    continuity: float
+
+
+class EvidenceOut(BaseModel):
+    """Why the memory is here; ``context_of`` names the hit whose conversation neighbour
+    it is when it has no evidence of its own."""
+
+    query_dependent: QueryDependentOut
+    query_independent: QueryIndependentOut
+    context_of: int | None
+
+
 class RecallHitOut(BaseModel):
     """A recalled memory with the numbers behind its rank."""
 
@@ -132,10 +166,45 @@ class RecallHitOut(BaseModel):
     score: float
     relevance: float
     importance: float
+    confidence: float | None = Field(
+        default=None,
+        description="chance in [0, 1] that this is a result the person would accept, from "
+        "its query-dependent evidence (0.5: about half such hits were); null for an empty "
+        "query",
+    )
+    evidence: EvidenceOut | None = Field(default=None, description="null for an empty query")
+    counted: bool = Field(
+        default=False, description="this recall raised its recall_count (track and confident)"
+    )
     explanation: ExplanationOut | None = None
 
 
 class RecallOut(BaseModel):
-    """Best first."""
+    """Best first; possibly fewer than ``top_k`` (only hits with evidence come back)."""
 
     results: list[RecallHitOut]
+    sufficient: bool = Field(
+        description="seed 001 §1.2: at least SUFFICIENT_MIN_RESULTS results, coverage at "
+        "least SUFFICIENT_MIN_COVERAGE and mean confidence at least "
+        "SUFFICIENT_MIN_CONFIDENCE; when false, look beyond private memory"
+    )
+    coverage: float = Field(
+        description="share of the query's aspects (its content terms, idf-weighted; its "
+        "time; its urgency or feeling) that the results cover together"
+    )
+
+
+class UsedIn(_Strict):
+    """The memories an answer used (from a recall with ``track: false``)."""
+
+    ids: Annotated[
+        list[Annotated[Int, Field(ge=1, le=MAX_ID)]],
+        Field(min_length=1, max_length=MAX_TOP_K * 10, description="each counted once"),
+    ]
+
+
+class UsedOut(BaseModel):
+    """The memories counted, as the count left them."""
+
+    counted: list[int]
+    memories: list[MemoryOut]

@@ -122,6 +122,9 @@ class AssembledContext:
     # knowledge cache answered ("hit", "miss", "off"; "" when nothing was recalled).
     next_cursor: str | None = None
     cache: CacheState = ""
+    # Seed 001 §1.2 for the recalled memories (None: none were recalled).
+    sufficient: bool | None = None
+    coverage: float | None = None
 
     @property
     def compression_rate(self) -> float:

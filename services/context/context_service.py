@@ -3,8 +3,10 @@
 Private memories first (seed 001 §1): the user's memories are recalled through
 :meth:`RecallService.recall_memories` with the request's ``query``, by default the last
 user message. The recall itself runs with ``track=False`` and only the memories that are
-really injected are then counted as recalled (``CONTEXT_TRACK_RECALLS``): a memory the
-budget left out was not used, and must not gain frequency from it.
+really injected are then counted as recalled (``CONTEXT_TRACK_RECALLS``), and of those
+only the ones a tracked recall would count (``RECALL_COUNT_MIN_CONFIDENCE``): a memory
+the budget left out was not used, and must not gain frequency from it. The answer says
+whether the recalled memories are ``sufficient`` (seed 001 §1.2) and their ``coverage``.
 
 Messages are scored by the message scorer of seed 000 (rules; the LLM for uncertain ones
 when configured), the assembly itself is :class:`ContextAssembler`, and memory cards of a
@@ -204,10 +206,17 @@ class ContextService:
             knowledge.summary if knowledge else None,
         )
         assembled.query = query
+        countable: frozenset[int] = frozenset()
         if knowledge is not None:
             assembled.next_cursor, assembled.cache = knowledge.next_cursor, knowledge.cache
-        if self.settings.context_track_recalls and assembled.memories:
-            await self.recall.track(user_id, [m.id for m in assembled.memories])
+            countable = knowledge.countable
+            if knowledge.sufficiency is not None:
+                assembled.sufficient = knowledge.sufficiency.sufficient
+                assembled.coverage = knowledge.sufficiency.coverage
+        # Counted as a tracked recall counts: injected, and confident enough (issue 28).
+        used = [m.id for m in assembled.memories if m.id in countable]
+        if self.settings.context_track_recalls and used:
+            await self.recall.track(user_id, used)
         cards_on = (
             self.settings.context_memory_cards
             if request.extract_cards is None

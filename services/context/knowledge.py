@@ -27,6 +27,7 @@ from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.validation import MAX_TOP_K
 from services.recall.recall_service import RecallService
+from services.recall.sufficiency import Sufficiency, sufficiency
 from services.remembering.memory_service import MemoryService
 
 
@@ -37,6 +38,10 @@ class Recalled:
     candidates: tuple[MemoryCandidate, ...]
     full: bool  # as many as asked: there may be more
     summary: MemorySummary | None
+    # Seed 001 §1.2 for this recall, and the hits a tracked recall would count
+    # (RecallService.counts): only those count when injected.
+    sufficiency: Sufficiency | None = None
+    countable: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ class Knowledge:
     next_cursor: str | None
     cache: CacheState
     depth: int
+    sufficiency: Sufficiency | None = None
+    countable: frozenset[int] = frozenset()
 
 
 def encode_cursor(query: str, depth: int) -> str:
@@ -101,6 +108,8 @@ class KnowledgeLoader:
             encode_cursor(query, depth) if more else None,
             state,
             depth,
+            found.sufficiency,
+            found.countable,
         )
 
     async def _recalled(
@@ -131,7 +140,14 @@ class KnowledgeLoader:
         summary = None
         if wanted(mode, texts):
             summary = await summarize(self.llm, texts, [c.id for c in candidates], query)
-        found = Recalled(candidates, len(hits) >= depth, summary)
+        verdict = sufficiency(
+            [h.evidence for h in hits],
+            [h.confidence for h in hits],
+            self.recall.settings,
+            asked=bool(query.strip()),
+        )
+        countable = frozenset(h.memory.id for h in hits if self.recall.counts(h))
+        found = Recalled(candidates, len(hits) >= depth, summary, verdict, countable)
         if key is not None and self.cache is not None:
             self.cache.put(key, found, now)
         return found, "miss" if key is not None else "off"

@@ -37,8 +37,12 @@ class MemoryNotFound(DomainError):
     code = "memory_not_found"
     status_code = 404
 
-    def __init__(self, memory_id: int) -> None:
-        super().__init__(f"memory {memory_id} not found")
+    def __init__(self, memory_id: int, *more: int) -> None:
+        if more:
+            listed = ", ".join(str(i) for i in (memory_id, *more))
+            super().__init__(f"memories {listed} not found")
+        else:
+            super().__init__(f"memory {memory_id} not found")
 
 
 class UserNotFound(DomainError):

@@ -62,6 +62,15 @@ class SignalWeights(BaseModel):
     recency: float = Field(default=0.0, ge=0)
     continuity: float = Field(default=0.0, ge=0)
     semantic: float = Field(default=0.0, ge=0)
+    # The query's urgency or feeling against the memory's emotion tags
+    # (services/recall/ranking/feelings.py).
+    feeling: float = Field(default=0.0, ge=0)
+
+
+# A query that asks for urgency or a feeling (「我有什么急事？」) is answered by what was
+# marked so, whatever words it shares with the question: the match outweighs a full
+# lexical match (0.7) of the question's leftover words (「我有」).
+FEELING_WEIGHT = 0.8
 
 
 def _weights(
@@ -72,6 +81,7 @@ def _weights(
     recency: float,
     continuity: float,
     semantic: float,
+    feeling: float = FEELING_WEIGHT,
 ) -> SignalWeights:
     return SignalWeights(
         lexical=lexical,
@@ -81,6 +91,7 @@ def _weights(
         recency=recency,
         continuity=continuity,
         semantic=semantic,
+        feeling=feeling,
     )
 
 
@@ -291,6 +302,57 @@ class Settings(BaseSettings):
         le=50,
         description="superseded matches that lend their BM25 to the memory that replaced "
         "them; 0 turns it off",
+    )
+    # Issue 28: what a recall returns and what it counts (services/recall/evidence.py,
+    # services/recall/confidence.py, services/recall/sufficiency.py).
+    # Two floors, chosen on the development data (python -m
+    # services.evaluation.confidence_fit; docs/eval/): a statement a person made on its
+    # own stands alone, and one that shares a word or two with the question is filler
+    # (scenarios, one floor for all: 0.2 → filler share 0.38, no-answer 0.89 results;
+    # 0.45 → 0.12 and 0.27); a turn of a dialogue is a fragment whose meaning leans on
+    # the turns around it, and a partial match often holds the answer (LoCoMo dev R@10:
+    # 77.7 at 0.1, 74.1 at 0.2, 59.2 at 0.45). Any evidence gives at least 0.10
+    # (services/recall/confidence.py): at 0.1, dialogue turns need evidence alone.
+    recall_min_confidence: float = Field(
+        default=0.45,
+        ge=0,
+        le=1,
+        description="a recall returns no memory outside a conversation below this "
+        "confidence (a request's min_confidence overrides both floors); no hit without "
+        "query-dependent evidence comes back for a non-empty query",
+    )
+    recall_min_confidence_dialogue: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="the same floor for a turn of a conversation (a memory with a conversation_id)",
+    )
+    # Counting is what makes a memory more important, so only hits recall is nearly sure
+    # of count: on the scenarios' tracked run, a floor of 0.5 counted 20 recalls to
+    # memories that were not acceptable for their question, 0.8 two, 0.9 one ("What
+    # does Lena do?" → "Lena and I are thinking of getting a dog", 0.901), 0.95 none (and
+    # 71 to acceptable ones). What a frontend used, it reports (POST …/memories/used).
+    recall_count_min_confidence: float = Field(
+        default=0.95,
+        ge=0,
+        le=1,
+        description="a tracked recall counts (recall_count + 1) only hits with evidence of "
+        "their own and at least this confidence",
+    )
+    sufficient_min_results: int = Field(
+        default=3, ge=1, description="seed 001 §1.2: results private memory needs to suffice"
+    )
+    sufficient_min_coverage: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="seed 001 §1.2: share of the query's aspects the results cover",
+    )
+    sufficient_min_confidence: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="seed 001 §1.2: the results' mean confidence",
     )
     # MMR (seed 004 §4.5): 1 = pure score order; lower trades score for variety.
     recall_mmr_lambda: float = Field(

@@ -221,6 +221,8 @@ async def _ingest(
                 content=t.content,
                 metadata={"dia_id": t.dia_id, "session": t.session},
                 created_at=t.created_at,
+                # Each LoCoMo session is one dialogue: continuity stays inside it.
+                conversation_id=f"{user_id}/session_{t.session}",
             )
             for t in batch
         ]

@@ -13,9 +13,18 @@
 4. An optional reranker rescores the best of them, fused with that score by query type
    (seed 004 §1, services/recall/ranking/rerank.py), and MMR (seed 004 §4.5) re-orders the head
    for variety.
+5. Each of the head gets its evidence and confidence (services/recall/evidence.py,
+   services/recall/confidence.py). A hit without query-dependent evidence, or below
+   ``min_confidence``, is dropped, and a neighbour whose anchor was dropped goes with it:
+   a recall may return fewer than ``top_k`` results, or none (issue 28).
 
-An empty query (or one with no searchable words) returns the most important memories,
-scored by importance alone.
+A query that names a day or a week (「前天」, "on 5 March") also takes the memories said
+then as candidates, and one that asks about urgency or a feeling (「我有什么急事？」) the
+memories tagged so (services/recall/ranking/feelings.py).
+
+An empty query (or one with nothing to look for: no content words, no time, no feeling)
+returns the most important memories, scored by importance alone; such hits have no
+evidence and no confidence, and a tracked recall does not count them.
 
 Superseded memories (fact correction, services/remembering/facts) are left out of every candidate
 source unless ``include_superseded``; then they compete like any other and carry their
@@ -39,13 +48,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import UserMemory
 from services.core.clock import Clock
-from services.core.errors import InvalidInput
+from services.core.errors import InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
+from services.recall.confidence import confidence
+from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
 from services.recall.ranking.diversity import mmr_order
 from services.recall.ranking.explanation import explain_fused, explain_importance_only
+from services.recall.ranking.feelings import feeling_match
 from services.recall.ranking.phrases import QueryPhrases, phrase_score, text_features
 from services.recall.ranking.rerank import HttpReranker, Reranked, RerankMode, rerank
 from services.recall.ranking.semantic import SemanticSource
@@ -63,13 +75,19 @@ from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch, refresh_from_row
 from services.repositories.neighbours import AroundHits, Neighbour
 from services.repositories.search import SearchRepository
-from services.text.analysis import TextAnalyzer
+from services.text.analysis import TextAnalyzer, term_kind
 
 log = logging.getLogger(__name__)
 
 # Queries up to this long are analysed on the event loop (a 200-character Chinese query
 # takes about 0.6 ms; the bench's take 0.1 ms, less than the thread hop they used to pay).
 INLINE_QUERY_CHARS = 200
+# The head of the ranking that gets evidence: hits dropped for want of it leave room for
+# the next ones, so a recall looks this far past top_k.
+EVIDENCE_HEAD = 20
+# A query's time span at most this long brings the memories said within it as candidates
+# (a day, a week); a month would bring a month of memories that share nothing else.
+SPAN_CANDIDATES_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -86,6 +104,10 @@ class RecallHit:
     continuity: Continuity | None = None
     max_similarity: float = 0.0  # to a better-placed result (MMR)
     rerank: Reranked | None = None  # set when a reranker rescored this recall
+    # services/recall/evidence.py and confidence.py; None for an empty query's hits.
+    evidence: Evidence | None = None
+    confidence: float | None = None
+    counted: bool = False  # a tracked recall raised its recall_count (``counts``)
 
 
 @dataclass(frozen=True)
@@ -100,6 +122,7 @@ class _Lexical:
     term_cutoffs: dict[str, int] = field(default_factory=dict)  # Bm25Result.term_cutoffs
     # A current memory scored with the BM25 of a superseded match → that match's id.
     via: dict[int, int] = field(default_factory=dict)
+    documents: int = 0  # the user's memories (N)
 
 
 @dataclass(frozen=True)
@@ -111,6 +134,7 @@ class _Candidates:
     similar: dict[int, float]  # semantic similarity
     continuity: dict[int, Continuity]
     rows: dict[int, MemorySketch]
+    feelings: dict[int, float] = field(default_factory=dict)  # feeling_match
 
 
 class RecallService:
@@ -144,18 +168,32 @@ class RecallService:
         types: Sequence[str] = (),
         include_superseded: bool = False,
         rerank_mode: RerankMode | None = None,
+        min_confidence: float | None = None,
     ) -> list[RecallHit]:
-        """The ``top_k`` best memories for ``query``, best first (seed 002 §5.2).
-        ``rerank_mode`` chooses the reranker's mode when one is configured (seed 004)."""
+        """At most ``top_k`` memories for ``query``, best first (seed 002 §5.2): only those
+        with query-dependent evidence and at least ``min_confidence`` (default
+        RECALL_MIN_CONFIDENCE for a statement, RECALL_MIN_CONFIDENCE_DIALOGUE for a turn
+        of a conversation), so possibly fewer. ``rerank_mode`` chooses the reranker's
+        mode when one is configured (seed 004)."""
         check_user_id(user_id)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
+        if min_confidence is not None and not 0.0 <= min_confidence <= 1.0:
+            raise InvalidInput("min_confidence must be between 0 and 1")
         started = time.perf_counter()
         now = self.clock()
         understood = await self._understand(query, now) if query.strip() else None
-        if understood is not None and understood.terms:
+        if understood is not None and understood.searchable:
+            current_only = not include_superseded
             hits, lexical = await self._fused(
-                user_id, query, understood, top_k, types, now, not include_superseded, rerank_mode
+                user_id,
+                query,
+                understood,
+                (top_k, min_confidence),
+                types,
+                now,
+                current_only,
+                rerank_mode,
             )
         else:
             current_only = not include_superseded
@@ -177,29 +215,68 @@ class RecallService:
             return understand(query, self.analyzer, now)
         return await asyncio.to_thread(understand, query, self.analyzer, now)
 
+    def counts(self, hit: RecallHit) -> bool:
+        """Whether a tracked recall counts this hit: it has evidence of its own (not only
+        as a neighbour's context, not an empty query's importance) and a confidence of at
+        least RECALL_COUNT_MIN_CONFIDENCE. A hit that does not count is not rescored, so
+        it cannot escalate either."""
+        return (
+            hit.evidence is not None
+            and hit.evidence.own
+            and hit.confidence is not None
+            and hit.confidence >= self.settings.recall_count_min_confidence
+        )
+
     async def track_hits(
         self, user_id: str, hits: list[RecallHit], now: datetime | None = None
     ) -> list[RecallHit]:
-        """Count ``hits`` as recalled; the hits with their rows as the count left them
-        (a hit whose memory was deleted since it was ranked is left out).
+        """Count the hits that ``counts`` as recalled; the hits with their rows as the
+        count left them (a counted hit whose memory was deleted since it was ranked is
+        left out; the others are returned as they were ranked).
 
         On PostgreSQL this is one statement (MemoryRepository.count_recalls), so the
         caller may run it in autocommit (``Database.one_statement``).
         """
-        if not hits:
+        counted = {h.memory.id for h in hits if self.counts(h)}
+        if not counted:
             return hits
         at = self.clock() if now is None else now
-        ids = [h.memory.id for h in hits]
+        ids = [h.memory.id for h in hits if h.memory.id in counted]
         rows = await self.memories.count_recalls(self.settings, user_id, ids, at)
         if rows is not None:
             for h in hits:
                 if h.memory.id in rows:
                     refresh_from_row(h.memory, rows[h.memory.id])
-            return [h for h in hits if h.memory.id in rows]
+            return [
+                dataclasses.replace(h, counted=True) if h.memory.id in rows else h
+                for h in hits
+                if h.memory.id in rows or h.memory.id not in counted
+            ]
         fresh = await self.memories.get_many(user_id, ids)
         return [
-            dataclasses.replace(h, memory=fresh[h.memory.id]) for h in hits if h.memory.id in fresh
+            dataclasses.replace(h, memory=fresh[h.memory.id], counted=True)
+            if h.memory.id in fresh
+            else h
+            for h in hits
+            if h.memory.id in fresh or h.memory.id not in counted
         ]
+
+    async def mark_used(self, user_id: str, ids: Sequence[int]) -> list[UserMemory]:
+        """The frontend's word that its answer used these memories: each counts as
+        recalled once (recall_count + 1, rescored), however often the call names it. All
+        or nothing: an id that is not one of this user's memories refuses the whole call
+        (404 ``memory_not_found`` naming them) and nothing is counted."""
+        check_user_id(user_id)
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            raise InvalidInput("ids: name at least one memory")
+        found = await self.memories.get_many(user_id, unique)
+        missing = [i for i in unique if i not in found]
+        if missing:
+            raise MemoryNotFound(*missing)
+        await self.memories.count_recalls(self.settings, user_id, unique, self.clock())
+        fresh = await self.memories.get_many(user_id, unique)
+        return [fresh[i] for i in unique if i in fresh]
 
     async def track(self, user_id: str, ids: Sequence[int], now: datetime | None = None) -> None:
         """Count ``ids`` as recalled (recall_count + 1) and rescore them: what ``track=True``
@@ -228,15 +305,17 @@ class RecallService:
         user_id: str,
         query: str,
         understood: QueryUnderstanding,
-        top_k: int,
+        wanted_hits: tuple[int, float | None],
         types: Sequence[str],
         now: datetime,
         current_only: bool,
         rerank_mode: RerankMode | None = None,
     ) -> tuple[list[RecallHit], _Lexical]:
+        """The best ``top_k`` of ``wanted_hits`` = (top_k, min_confidence) with evidence."""
         s = self.settings
+        top_k, min_confidence = wanted_hits
         weights = s.recall_weights(understood.intent.type)
-        pool = await self._candidates(user_id, query, understood, weights, types, current_only)
+        pool = await self._candidates(user_id, query, understood, weights, types, current_only, now)
         # Features are read only where a signal needs them: every candidate's when the
         # query has phrases to look for, else MMR's pool only (services/recall/ranking/phrases.py).
         wanted = weights.phrase > 0 and understood.phrases.total_weight > 0
@@ -263,8 +342,20 @@ class RecallService:
             terms_of,
             lam=s.recall_mmr_lambda,
             pool=s.recall_mmr_pool,
-            limit=top_k,
+            limit=top_k + EVIDENCE_HEAD,
         )
+        evidence = await self._evidence(user_id, [mid for mid, _ in ordered], pool, understood)
+        confident = {mid: confidence(e, understood.pure_time) for mid, e in evidence.items()}
+        s = self.settings
+        floor = {
+            mid: min_confidence
+            if min_confidence is not None
+            else s.recall_min_confidence_dialogue
+            if pool.rows[mid].conversation_id is not None
+            else s.recall_min_confidence
+            for mid in evidence
+        }
+        ordered = _kept(ordered, evidence, confident, floor)[:top_k]
         # Only the memories returned are loaded whole. One deleted since it was ranked is
         # gone from ``full`` (a reader's statements each see the latest commits on
         # PostgreSQL) and is left out.
@@ -280,6 +371,8 @@ class RecallService:
                 continuity=pool.continuity.get(mid),
                 max_similarity=similarity,
                 rerank=reranked.get(mid),
+                evidence=evidence[mid],
+                confidence=confident[mid],
             )
             for mid, similarity in ordered
             if mid in full
@@ -294,8 +387,10 @@ class RecallService:
         weights: SignalWeights,
         types: Sequence[str],
         current_only: bool,
+        now: datetime,
     ) -> _Candidates:
-        """BM25 candidates, the semantic source's, and the strong hits' neighbours."""
+        """BM25 candidates, the semantic source's, the strong hits' neighbours, and the
+        memories said in the query's day or week or tagged with its feeling."""
         lexical = await self._lexical(user_id, list(understood.terms), weights, types, current_only)
         similar = await self._semantic(user_id, query, weights)
         best = max(lexical.bm25.values(), default=0.0) or 1.0
@@ -316,7 +411,32 @@ class RecallService:
         rows.update((mid, around[mid]) for mid in continuity if mid not in rows)
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
-        return _Candidates(lexical, relevance, similar, continuity, rows)
+        span = understood.time
+        if (
+            span is not None
+            and span.start is not None
+            and span.end is not None
+            and (span.end - span.start <= timedelta(days=SPAN_CANDIDATES_DAYS))
+        ):
+            said = await self.memories.said_between(
+                user_id,
+                span.start,
+                span.end,
+                self.settings.recall_candidates,
+                types=types,
+                current_only=current_only,
+            )
+            rows.update((mid, m) for mid, m in said.items() if mid not in rows)
+        feelings: dict[int, float] = {}
+        if understood.feelings and weights.feeling > 0:
+            tagged = await self.memories.feeling_tagged(
+                user_id, self.settings.recall_candidates, types=types, current_only=current_only
+            )
+            for sketch, tags in tagged:
+                if (value := feeling_match(understood.feelings, tags)) > 0:
+                    feelings[sketch.id] = value
+                    rows.setdefault(sketch.id, sketch)
+        return _Candidates(lexical, relevance, similar, continuity, rows, feelings)
 
     def _signal_table(
         self,
@@ -342,6 +462,8 @@ class RecallService:
             table["continuity"] = {
                 mid: c.value for mid, c in pool.continuity.items() if mid in rows
             }
+        if pool.feelings:
+            table["feeling"] = pool.feelings
         if phrases is not None:
             table["phrase"] = {
                 mid: phrase_score(phrases, text_features(m.content)) for mid, m in rows.items()
@@ -358,6 +480,70 @@ class RecallService:
                 for mid, m in rows.items()
             }
         return table
+
+    async def _evidence(
+        self,
+        user_id: str,
+        ids: list[int],
+        pool: _Candidates,
+        understood: QueryUnderstanding,
+    ) -> dict[int, Evidence]:
+        """Each of ``ids``' evidence (services/recall/evidence.py): the query terms it
+        holds are read from its postings (a hit scored through the superseded memory it
+        replaced holds that memory's)."""
+        lexical, s = pool.lexical, self.settings
+        unknown = unknown_term_idf(lexical.documents)
+        # A word no memory holds weighs the most; an unheld character bigram or
+        # character is left out (the fallbacks help a match, and across a question word
+        # such as 「什么时候」 they are noise no memory should be asked to hold).
+        query = QueryWeights(
+            {
+                term: lexical.term_weights.get(term, weight * unknown)
+                for term, weight in field_weights(list(understood.terms), s).items()
+                if term in lexical.term_weights or term_kind(term) == "word"
+            },
+            has_time=understood.time is not None,
+            has_feeling=bool(understood.feelings),
+        )
+        scored_as = {mid: lexical.via.get(mid, mid) for mid in ids}
+        held: dict[int, set[str]] = {}
+        matched = [mid for mid in ids if pool.relevance.get(mid, 0.0) > 0]
+        if matched and lexical.term_weights:
+            postings = await self.search.postings(
+                user_id, sorted({scored_as[mid] for mid in matched}), list(lexical.term_weights)
+            )
+            for p in postings:
+                held.setdefault(p.memory_id, set()).add(p.term)
+            for terms in held.values():
+                terms.update(spelled_out(understood.terms, terms))
+        phrases = understood.phrases if understood.phrases.total_weight > 0 else None
+        found: dict[int, Evidence] = {}
+        for mid in ids:
+            m = pool.rows[mid]
+            around = pool.continuity.get(mid)
+            e = Evidence(
+                query,
+                terms=tuple(sorted(held.get(scored_as[mid], ()))),
+                relevance=pool.relevance.get(mid, 0.0),
+                phrase=phrase_score(phrases, text_features(m.content)) if phrases else 0.0,
+                time=(
+                    understood.time.match(m.created_at, s.recall_temporal_half_life_days)
+                    if understood.time is not None
+                    else 0.0
+                ),
+                feeling=pool.feelings.get(mid, 0.0),
+                semantic=pool.similar.get(mid, 0.0),
+                importance=m.importance_score,
+                recency=recency(
+                    (self.clock() - m.created_at).total_seconds() / 86400.0,
+                    s.recall_recency_half_life_days,
+                ),
+                continuity=around.value if around else 0.0,
+            )
+            if not e.own and around is not None:
+                e = dataclasses.replace(e, context_of=around.anchor_id)
+            found[mid] = e
+        return found
 
     async def _lexical(
         self,
@@ -410,6 +596,7 @@ class RecallService:
             found.neighbours,
             found.term_cutoffs,
             via,
+            found.documents,
         )
 
     async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
@@ -429,7 +616,7 @@ class RecallService:
         understood: QueryUnderstanding | None,
         lexical: _Lexical | None,
     ) -> list[RecallHit]:
-        if lexical is None or understood is None or not understood.terms:
+        if lexical is None or understood is None:
             return [
                 dataclasses.replace(h, explanation=explain_importance_only(h, self.settings))
                 for h in hits
@@ -455,3 +642,20 @@ class RecallService:
             )
             for h in hits
         ]
+
+
+def _kept(
+    ordered: list[tuple[int, float]],
+    evidence: dict[int, Evidence],
+    confident: dict[int, float],
+    floor: dict[int, float],
+) -> list[tuple[int, float]]:
+    """The hits worth returning, in order: those with evidence of their own and at least
+    their ``floor`` of confidence, and the context of such a hit (its neighbours in its
+    conversation), which comes and goes with its anchor."""
+    own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= floor[mid]}
+    return [
+        (mid, similarity)
+        for mid, similarity in ordered
+        if mid in own or evidence[mid].context_of in own
+    ]

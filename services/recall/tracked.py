@@ -37,8 +37,10 @@ async def recall_and_track(
     types: Sequence[str] = (),
     include_superseded: bool = False,
     rerank_mode: RerankMode | None = None,
+    min_confidence: float | None = None,
 ) -> list[RecallHit]:
-    """``recall_memories`` with the ranking in a reader and the counting after it."""
+    """``recall_memories`` with the ranking in a reader and the counting after it (of
+    the hits ``RecallService.counts``)."""
     async with db.reader() as session:
         hits = await service_for(session).recall_memories(
             user_id,
@@ -49,6 +51,7 @@ async def recall_and_track(
             types=types,
             include_superseded=include_superseded,
             rerank_mode=rerank_mode,
+            min_confidence=min_confidence,
         )
     if not track or not hits:
         return hits

@@ -47,6 +47,7 @@ class Statement:
     created_at: datetime | None
     analysis: AnalyzedText
     fact_slot: str | None = None  # services/remembering/facts/slots.py
+    conversation_id: str | None = None  # the dialogue it is a turn of
 
 
 @dataclass
@@ -347,6 +348,7 @@ def _row(user_id: str, m: _NewMemory, now: datetime) -> dict[str, Any]:
         "content_hash": a.content_hash,
         "memory_type": s.memory_type,
         "source": s.source,
+        "conversation_id": s.conversation_id,
         "meta": s.metadata,
         "created_at": s.created_at or now,
         "updated_at": now,

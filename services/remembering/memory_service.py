@@ -65,6 +65,8 @@ class NewMemory:
     metadata: dict[str, Any] = field(default_factory=dict)
     emotion_tags: list[str] = field(default_factory=list)
     created_at: datetime | None = None
+    # The dialogue this statement is a turn of (recall's continuity stays inside one).
+    conversation_id: str | None = None
 
 
 @dataclass
@@ -180,6 +182,7 @@ class MemoryService:
                 i.created_at,
                 a,
                 f.slot if f else None,
+                i.conversation_id,
             )
             for i, a, f in zip(cleaned, analyses, facts, strict=True)
         ]
@@ -268,6 +271,11 @@ class MemoryService:
             metadata=check_metadata(item.metadata),
             emotion_tags=check_tags(item.emotion_tags),
             created_at=item.created_at,
+            conversation_id=(
+                check_text(item.conversation_id, "conversation_id")
+                if item.conversation_id
+                else None
+            ),
         )
 
     async def _index(self, memory: UserMemory, analysis: AnalyzedText, now: datetime) -> None:

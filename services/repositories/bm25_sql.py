@@ -112,17 +112,17 @@ _PG_TYPES = "memory_type = ANY(CAST(:types AS VARCHAR[]))"
 # same anchors, NeighbourRepository.around walks the same sides on SQLite): per anchor
 # and side, a range scan of ix_user_memories_user_created over the window with a LIMIT.
 _PG_ANCHORS = """anchors AS (
-  SELECT c.memory_id, c.created_at, c.source FROM candidates AS c
-  WHERE c.score > 0
+  SELECT c.memory_id, c.created_at, c.conversation_id FROM candidates AS c
+  WHERE c.score > 0 AND c.conversation_id IS NOT NULL
     AND c.score / (SELECT max(score) FROM candidates) >= CAST(:min_relevance AS FLOAT8)
   ORDER BY c.score DESC, c.memory_id DESC
   LIMIT :anchors)"""
-_PG_SIDE = """(SELECT n.id, n.content, n.importance_score, n.created_at, n.source,
+_PG_SIDE = """(SELECT n.id, n.content, n.importance_score, n.created_at, n.conversation_id,
     n.memory_type, {before} AS before
   FROM user_memories AS n
   WHERE n.user_id = :user_id AND n.created_at BETWEEN {low} AND {high}
     AND (n.created_at {cmp} a.created_at OR n.id {cmp} a.memory_id)
-    AND n.id <> a.memory_id AND n.source IS NOT DISTINCT FROM a.source{filters}
+    AND n.id <> a.memory_id AND n.conversation_id = a.conversation_id{filters}
   ORDER BY n.created_at {order}, n.id {order}
   LIMIT :radius)"""
 
@@ -147,7 +147,7 @@ def _pg_neighbours(filters: str) -> str:
     )
     return (
         "SELECT s.id, CAST(NULL AS FLOAT8), s.content, s.importance_score, s.created_at,"
-        " s.source, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before,"
+        " s.conversation_id, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before,"
         " CAST(NULL AS INTEGER), CAST(NULL AS BIGINT)\n"
         f"FROM anchors AS a CROSS JOIN LATERAL (\n{before}\nUNION ALL\n{after}) AS s"
     )
@@ -212,8 +212,9 @@ successors AS (
     WHERE c.user_id = :user_id AND c.fact_slot = h.fact_slot AND c.superseded_by_id IS NULL
     ORDER BY c.created_at DESC, c.id DESC LIMIT 1), h.superseded_by_id) AS id
   FROM superseded_hits AS h)"""
-_SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at, m.source,
-    m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool}, {null_int}, c.origin
+_SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at,
+    m.conversation_id, m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool},
+    {null_int}, c.origin
 FROM successors AS c JOIN user_memories AS m ON m.id = c.id
 WHERE m.user_id = :user_id AND m.superseded_by_id IS NULL{types}"""
 
@@ -256,7 +257,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         "\nORDER BY g.score DESC, g.memory_id DESC\nLIMIT :limit"
     )
     # The ranking columns of the winners come along: no second round trip for them.
-    columns = "s.memory_id, s.score, m.content, m.importance_score, m.created_at, m.source"
+    columns = "s.memory_id, s.score, m.content, m.importance_score, m.created_at, m.conversation_id"
     winners = f"FROM ({scored}) AS s\nJOIN user_memories AS m ON m.id = s.memory_id"
     ctes = [_PG_STATISTICS if pg else _SQLITE_STATISTICS]
     if current_only:
@@ -266,7 +267,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
             f"ranked AS (\nSELECT {columns}, m.memory_type, m.fact_slot, m.superseded_by_id\n"
             f"{winners})",
             "candidates AS (\nSELECT memory_id, score, content, importance_score, created_at,"
-            " source, memory_type FROM ranked WHERE superseded_by_id IS NULL)",
+            " conversation_id, memory_type FROM ranked WHERE superseded_by_id IS NULL)",
             _SUPERSEDED_HITS,
         ]
     else:
@@ -279,10 +280,11 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         else ("NULL",) * 4
     )
     parts = [
-        "SELECT memory_id, score, content, importance_score, created_at, source, memory_type,"
+        "SELECT memory_id, score, content, importance_score, created_at, conversation_id,"
+        " memory_type,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
         f" {null_bool} AS before, {null_int} AS cutoff, {null_bigint} AS via\nFROM candidates",
-        f"SELECT {null_bigint}, u.avgdl, NULL, {null_real}, NULL, NULL, NULL, NULL, NULL, NULL,"
+        f"SELECT {null_bigint}, u.avgdl, NULL, u.n, NULL, NULL, NULL, NULL, NULL, NULL,"
         " NULL, NULL\nFROM u",
         f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL,"
         " q.cutoff, NULL\nFROM q",
@@ -312,7 +314,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         m.content,
         m.importance_score,
         m.created_at,
-        m.source,
+        m.conversation_id,
         m.memory_type,
         column("term", String()),
         column("anchor_id", BigInteger()),

@@ -45,7 +45,7 @@ class MemorySketch(NamedTuple):
     content: str
     importance_score: float
     created_at: datetime
-    source: str | None
+    conversation_id: str | None  # continuity stays inside one conversation
     memory_type: str
 
 
@@ -98,7 +98,14 @@ class MemoryRepository:
         ``current_only`` leaves superseded memories out (they count as missing).
         """
         m = UserMemory
-        columns = (m.id, m.content, m.importance_score, m.created_at, m.source, m.memory_type)
+        columns = (
+            m.id,
+            m.content,
+            m.importance_score,
+            m.created_at,
+            m.conversation_id,
+            m.memory_type,
+        )
         found: dict[int, MemorySketch] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             stmt = select(*columns).where(
@@ -109,6 +116,58 @@ class MemoryRepository:
             result = await self.session.execute(stmt)
             found.update((int(row[0]), MemorySketch(*row)) for row in result)
         return found
+
+    async def said_between(
+        self,
+        user_id: str,
+        start: datetime,
+        end: datetime,
+        limit: int,
+        *,
+        types: Sequence[str] = (),
+        current_only: bool = False,
+    ) -> dict[int, MemorySketch]:
+        """Ranking columns of the user's memories said in [start, end), the earliest
+        ``limit`` (a range scan of ix_user_memories_user_created): recall's candidates
+        for a query that names a day or a week."""
+        m = UserMemory
+        columns = (m.id, m.content, m.importance_score, m.created_at, m.conversation_id)
+        stmt = select(*columns, m.memory_type).where(
+            m.user_id == user_id, m.created_at >= start, m.created_at < end
+        )
+        stmt = self._recall_filters(stmt, types, current_only)
+        rows = await self.session.execute(stmt.order_by(m.created_at, m.id).limit(limit))
+        return {int(row[0]): MemorySketch(*row) for row in rows}
+
+    async def feeling_tagged(
+        self,
+        user_id: str,
+        limit: int,
+        *,
+        types: Sequence[str] = (),
+        current_only: bool = False,
+    ) -> list[tuple[MemorySketch, list[str]]]:
+        """The user's memories with an emotion score, strongest first, and their tags:
+        recall's candidates for a query that asks about urgency or a feeling. Read by the
+        user's rows (no index leads with the emotion score; such queries are few)."""
+        m = UserMemory
+        columns = (m.id, m.content, m.importance_score, m.created_at, m.conversation_id)
+        stmt = select(*columns, m.memory_type, m.emotion_tags).where(
+            m.user_id == user_id, m.emotion_score > 0
+        )
+        stmt = self._recall_filters(stmt, types, current_only)
+        rows = await self.session.execute(
+            stmt.order_by(m.emotion_score.desc(), m.id.desc()).limit(limit)
+        )
+        return [(MemorySketch(*row[:6]), list(row[6] or [])) for row in rows]
+
+    @staticmethod
+    def _recall_filters(stmt: Any, types: Sequence[str], current_only: bool) -> Any:
+        if types:
+            stmt = stmt.where(UserMemory.memory_type.in_(list(types)))
+        if current_only:
+            stmt = stmt.where(UserMemory.superseded_by_id.is_(None))
+        return stmt
 
     async def get_by_hashes(self, user_id: str, hashes: Sequence[str]) -> dict[str, UserMemory]:
         """The user's memories holding any of these normalized contents, by hash."""

@@ -37,7 +37,7 @@ class Anchor:
 
     id: int
     created_at: datetime
-    source: str | None
+    conversation_id: str
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,12 @@ class AroundHits:
         """The anchors among ``scored`` (score, hit) pairs, best first. The BM25
         statement picks the same on PostgreSQL (services/repositories/bm25_sql.py)."""
         best = max((score for score, _ in scored), default=0.0) or 1.0
-        ranked = sorted(scored, key=lambda pair: (-pair[0], -pair[1].id))[: self.anchors]
+        in_conversation = [(s, h) for s, h in scored if h.conversation_id is not None]
+        ranked = sorted(in_conversation, key=lambda pair: (-pair[0], -pair[1].id))
         return [
-            Anchor(hit.id, hit.created_at, hit.source)
-            for score, hit in ranked
-            if score > 0 and score / best >= self.min_relevance
+            Anchor(hit.id, hit.created_at, hit.conversation_id)
+            for score, hit in ranked[: self.anchors]
+            if score > 0 and score / best >= self.min_relevance and hit.conversation_id
         ]
 
 
@@ -109,7 +110,7 @@ class NeighbourRepository:
                 f"at_{i}": anchor.created_at,
                 f"lo_{i}": anchor.created_at - window,
                 f"hi_{i}": anchor.created_at + window,
-                f"source_{i}": anchor.source,
+                f"conversation_{i}": anchor.conversation_id,
             }
         statement = _statement(len(anchors), radius, bool(types), current_only)
         rows = await self.session.execute(statement, params)
@@ -122,7 +123,7 @@ class NeighbourRepository:
                     row.content,
                     row.importance_score,
                     row.created_at,
-                    row.source,
+                    row.conversation_id,
                     row.memory_type,
                 ),
             )
@@ -177,12 +178,14 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         bound = m.created_at.between(at, bindparam(f"hi_{i}", type_=m.created_at.type))
         position = or_(m.created_at > at, m.id > anchor_id)
         order = (m.created_at.asc(), m.id.asc())
-    stmt = select(m.id, m.created_at, m.content, m.importance_score, m.source, m.memory_type).where(
+    stmt = select(
+        m.id, m.created_at, m.content, m.importance_score, m.conversation_id, m.memory_type
+    ).where(
         m.user_id == bindparam("user_id"),
         bound,
         position,
         m.id != anchor_id,
-        m.source.is_not_distinct_from(bindparam(f"source_{i}", type_=String())),
+        m.conversation_id == bindparam(f"conversation_{i}", type_=String()),
     )
     if with_types:
         stmt = stmt.where(m.memory_type.in_(bindparam("types", expanding=True)))
@@ -196,6 +199,6 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         side.c.created_at,
         side.c.content,
         side.c.importance_score,
-        side.c.source,
+        side.c.conversation_id,
         side.c.memory_type,
     )

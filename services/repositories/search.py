@@ -62,6 +62,7 @@ class Bm25Result:
     # Bm25Query.successors: (a superseded match's score, its id, the current memory that
     # replaced it), best first.
     successors: list[tuple[float, int, MemorySketch]] = field(default_factory=list)
+    documents: int = 0  # the user's memories (N): a query term none holds weighs ln(1 + 2N + 1)
 
 
 @dataclass(frozen=True)
@@ -174,19 +175,23 @@ class SearchRepository:
         weights: dict[str, float] = {}
         cutoffs: dict[str, int] = {}
         avg_doc_length = 0.0
+        documents = 0
         around: list[tuple[int, bool, MemorySketch]] = []
         successors: list[tuple[float, int, MemorySketch]] = []
         for row in rows:
-            mid, score, text, importance, at, source, kind, term, anchor, before, cut, via = row
+            mid, score, text, importance, at, conversation, kind, term, anchor, before, cut, via = (
+                row
+            )
             if mid is None:  # the statistics
                 if term is None:
                     avg_doc_length = float(score)
+                    documents = int(importance or 0)
                 else:
                     weights[str(term)] = float(score)
                     if cut is not None:
                         cutoffs[str(term)] = int(cut)
                 continue
-            sketch = MemorySketch(int(mid), text, importance, at, source, kind)
+            sketch = MemorySketch(int(mid), text, importance, at, conversation, kind)
             if via is not None:
                 successors.append((float(score), int(via), sketch))
             elif anchor is None:
@@ -196,7 +201,9 @@ class SearchRepository:
         found.sort(key=lambda pair: (-pair[0], -pair[1].id))
         successors.sort(key=lambda s: (-s[0], -s[1]))
         neighbours = await self._neighbours(query, found, around)
-        return Bm25Result(found, weights, avg_doc_length, neighbours, cutoffs, successors)
+        return Bm25Result(
+            found, weights, avg_doc_length, neighbours, cutoffs, successors, documents
+        )
 
     async def _neighbours(
         self,

@@ -164,7 +164,7 @@ async def test_stats(client: httpx.AsyncClient, clock: FakeClock) -> None:
     assert empty["last_rescore"] is None
     urgent_id = (await escalate(client, "alice"))["id"]
     tea = await remember(client, "bob", "I drink green tea every morning")
-    await client.post("/v1/users/bob/recall", json={"query": "tea"})
+    await client.post("/v1/users/bob/recall", json={"query": "green tea every morning"})
     clock.advance(hours=1)
     run = await rescore(client)
     stats = body(await client.get("/admin/stats"), 200)

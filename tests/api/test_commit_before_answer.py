@@ -238,7 +238,10 @@ async def test_an_acknowledged_supersede_and_restore_are_visible_at_once(served:
 async def test_an_acknowledged_recall_has_counted_its_hits(served: Served) -> None:
     stored = await _add(served, "the dentist appointment is on Friday")
     found = body(
-        await served.http.post(f"/v1/users/{served.user}/recall", json={"query": "dentist"}), 200
+        await served.http.post(
+            f"/v1/users/{served.user}/recall", json={"query": "dentist appointment"}
+        ),
+        200,
     )
     assert [r["memory"]["id"] for r in found["results"]] == [stored["id"]]
     assert served.witness.last()["memories"][0][3] == 1  # recall_count

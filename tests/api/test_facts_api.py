@@ -42,7 +42,9 @@ async def test_a_newer_fact_supersedes_the_older(client: httpx.AsyncClient) -> N
     everything = await list_all(client, "alice", include_superseded="true")
     assert sorted(_ids(everything)) == sorted([beijing["id"], shanghai["id"]])
     assert _ids(await recall(client, "alice", "北京 上海 住")) == [shanghai["id"]]
-    marked = await recall(client, "alice", "北京 上海 住", include_superseded=True)
+    marked = await recall(
+        client, "alice", "北京 上海 住", include_superseded=True, min_confidence=0.0
+    )
     by_id = {hit["memory"]["id"]: hit["memory"]["superseded_by_id"] for hit in marked}
     assert by_id == {beijing["id"]: shanghai["id"], shanghai["id"]: None}
 
@@ -57,8 +59,13 @@ async def test_a_question_worded_like_the_old_fact_gets_the_current_one(
     relevance = hits[0]["explanation"]["relevance"]
     assert relevance["superseded_match"] == beijing["id"]
     assert {t["term"] for t in relevance["matched_terms"]} >= {"住", "~住在"}
-    # Counted as recalled: the answer, not the superseded match.
-    assert (await fetch(client, "alice", shanghai["id"]))["recall_count"] == 1
+    # Reported as used: the answer counts, not the superseded match.
+    used = body(
+        await client.post("/v1/users/alice/memories/used", json={"ids": [shanghai["id"]]}), 200
+    )
+    assert used["counted"] == [shanghai["id"]]
+    counted_by_recall = int(hits[0]["counted"])
+    assert (await fetch(client, "alice", shanghai["id"]))["recall_count"] == 1 + counted_by_recall
     assert (await fetch(client, "alice", beijing["id"]))["recall_count"] == 0
 
 

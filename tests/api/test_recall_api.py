@@ -8,7 +8,16 @@ import pytest
 from tests.api.helpers import Json, body, fetch, recall, remember
 from tests.conftest import FakeClock
 
-SIGNALS = {"lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic"}
+SIGNALS = {
+    "lexical",
+    "phrase",
+    "importance",
+    "temporal",
+    "recency",
+    "continuity",
+    "semantic",
+    "feeling",
+}
 # Default weights of personal and default queries (README, RECALL_WEIGHTS_PERSONAL).
 WEIGHTS = {"lexical": 0.7, "phrase": 0.2, "importance": 0.1, "continuity": 0.5}
 
@@ -202,7 +211,10 @@ async def test_recall_response_shape(client: httpx.AsyncClient, clock: FakeClock
     await seed(client, clock)
     resp = await client.post("/v1/users/alice/recall", json={"query": "tea", "track": False})
     payload = body(resp, 200)
-    assert list(payload) == ["results"]
+    assert list(payload) == ["results", "sufficient", "coverage"]
     (hit,) = payload["results"]
-    assert set(hit) == {"memory", "score", "relevance", "importance", "explanation"}
+    assert set(hit) == {
+        *("memory", "score", "relevance", "importance", "explanation"),
+        *("confidence", "evidence", "counted"),
+    }
     assert hit["memory"]["content"] == "I drink green tea every morning"

@@ -19,7 +19,6 @@ from api.cli_progress import ProgressBar
 from models import MEMORY_TYPES, UserMemory
 from services.core.db import Database
 from services.core.settings import Settings
-from services.recall.ranking.rerank import Reranked
 from services.recall.recall_service import RecallHit
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.reindex import reindex
@@ -64,7 +63,7 @@ def test_every_command_and_option_has_help_and_lists_its_allowed_values() -> Non
         build_parser().parse_args(["add", "ann", "x", "--type", "nonsense"])
 
 
-def _hit(content: str, rerank: Reranked | None = None) -> RecallHit:
+def _hit(content: str, confidence: float | None = None) -> RecallHit:
     memory = UserMemory(
         id=7,
         user_id="ann",
@@ -74,7 +73,9 @@ def _hit(content: str, rerank: Reranked | None = None) -> RecallHit:
         importance_score=0.8,
         created_at=datetime(2026, 3, 2, 9, 0, 5, 123456, tzinfo=UTC),
     )
-    return RecallHit(memory=memory, score=0.91, relevance=1.0, importance=0.8, rerank=rerank)
+    return RecallHit(
+        memory=memory, score=0.91, relevance=1.0, importance=0.8, confidence=confidence
+    )
 
 
 def _render(hits: list[RecallHit]) -> str:
@@ -85,14 +86,13 @@ def _render(hits: list[RecallHit]) -> str:
     return out.getvalue()
 
 
-def test_the_recall_table_shows_confidence_only_when_a_reranker_gave_one() -> None:
-    plain = _render([_hit("下周去杭州出差")])
+def test_the_recall_table_shows_confidence_when_recall_gave_one() -> None:
+    plain = _render([_hit("下周去杭州出差")])  # an empty query's hit: no confidence
     assert plain.split()[:6] == ["#", "score", "level", "type", "date", "content"]
     assert "2026-03-02T09:00:05Z" in plain
     assert "下周去杭州出差" in plain
     assert "confidence" not in plain
-    reranked = Reranked(relevance=0.42, weight=0.5, hybrid=0.9, hybrid_normalized=1.0)
-    scored = _render([_hit("下周去杭州出差", reranked)])
+    scored = _render([_hit("下周去杭州出差", 0.42)])
     assert "confidence" in scored
     assert "0.42" in scored
 
@@ -118,7 +118,7 @@ async def test_text_for_people_json_for_machines(
         await _cli(capsys, "add", "carol", "杭州的西湖很美")
         code, table, _ = await _cli(capsys, "recall", "carol", "杭州出差", "--no-track")
         lines = table.splitlines()
-        assert lines[0].split() == ["#", "score", "level", "type", "date", "content"]
+        assert lines[0].split() == ["#", "score", "confidence", "level", "type", "date", "content"]
         assert "下周要去杭州出差，很重要" in lines[2]
         assert lines[2].split()[:2] == ["1", lines[2].split()[1]]
         assert ISO.search(lines[2])

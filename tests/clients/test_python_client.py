@@ -66,6 +66,13 @@ def test_every_v1_route_sync(live: LiveServer) -> None:
         assert hits[0]["explanation"] is not None
         untracked = memory.recall(user, "Lisbon", track=False, types=["fact"])
         assert [h["memory"]["id"] for h in untracked["results"]] == [ann["id"]]
+        assert untracked["results"][0]["confidence"] is not None
+        assert untracked["results"][0]["counted"] is False
+        assert untracked["sufficient"] is False  # one result is never enough
+        used = memory.used(user, [ann["id"], ann["id"]])
+        assert used["counted"] == [ann["id"]]
+        with pytest.raises(NotFoundError):
+            memory.used(user, [ann["id"], 9_000_000_001])
 
         moved = memory.remember(user, "Ann moved to Porto", memory_type="fact")
         assert memory.supersede(user, ann["id"], moved["id"])["superseded_by_id"] == moved["id"]

@@ -74,6 +74,11 @@ async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_reca
         assert fixed["old"]["superseded_by_id"] == fixed["new"]["id"]
         hits = structured(await mcp.call_tool("recall", {"user_id": "u", "query": "office floor"}))
         assert [h["memory"]["id"] for h in hits["results"]] == [fixed["new"]["id"]]
+        (hit,) = hits["results"]
+        assert 0.0 < hit["confidence"] <= 1.0
+        assert hit["context_of"] is None
+        assert hits["sufficient"] is False  # one result is never enough (seed 001 §1.2)
+        assert hits["coverage"] == 1.0
         listed = structured(
             await mcp.call_tool("list_memories", {"user_id": "u", "order": "recent", "limit": 1})
         )

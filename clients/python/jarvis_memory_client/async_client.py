@@ -29,6 +29,7 @@ from jarvis_memory_client.types import (
     RecallOptions,
     RecallResult,
     RememberOptions,
+    UsedResult,
 )
 
 T = TypeVar("T")
@@ -178,6 +179,11 @@ class AsyncJarvisMemory:
     ) -> RecallResult:
         """The memories that matter most for ``query``, best first."""
         return await self.send(calls.recall(user_id, query, options))
+
+    async def used(self, user_id: str, ids: list[int]) -> UsedResult:
+        """Say which recalled memories the answer used: each counts once (recall with
+        ``track=False`` first). An id not of this user refuses the whole call (404)."""
+        return await self.send(calls.used(user_id, ids))
 
     async def escalations(
         self,

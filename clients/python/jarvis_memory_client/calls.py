@@ -29,6 +29,7 @@ from jarvis_memory_client.types import (
     RecallOptions,
     RecallResult,
     RememberOptions,
+    UsedResult,
 )
 
 T = TypeVar("T")
@@ -132,6 +133,10 @@ def restore(user_id: str, memory_id: int) -> Call[Memory]:
 
 def recall(user_id: str, query: str, options: RecallOptions) -> Call[RecallResult]:
     return Call("POST", f"{_user(user_id)}/recall", {"query": query, **options})
+
+
+def used(user_id: str, ids: list[int]) -> Call[UsedResult]:
+    return Call("POST", f"{_user(user_id)}/memories/used", {"ids": ids})
 
 
 def escalations(

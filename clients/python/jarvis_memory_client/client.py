@@ -28,6 +28,7 @@ from jarvis_memory_client.types import (
     RecallOptions,
     RecallResult,
     RememberOptions,
+    UsedResult,
 )
 
 T = TypeVar("T")
@@ -180,6 +181,11 @@ class JarvisMemory:
     ) -> RecallResult:
         """The memories that matter most for ``query``, best first."""
         return self.send(calls.recall(user_id, query, options))
+
+    def used(self, user_id: str, ids: list[int]) -> UsedResult:
+        """Say which recalled memories the answer used: each counts once (recall with
+        ``track=False`` first). An id not of this user refuses the whole call (404)."""
+        return self.send(calls.used(user_id, ids))
 
     def escalations(
         self,

@@ -123,22 +123,39 @@ class RecallOptions(TypedDict, total=False):
     types: list[MemoryType]
     include_superseded: bool
     rerank_mode: RerankMode | None
+    min_confidence: float | None
 
 
 class RecallHit(TypedDict):
-    """A recalled memory with the numbers behind its rank (``explanation`` with explain)."""
+    """A recalled memory with the numbers behind its rank (``explanation`` with explain):
+    ``confidence`` in [0, 1] that it is a result the person would accept (None for an
+    empty query), ``evidence`` (query-dependent and -independent signals,
+    ``context_of``) and whether this recall ``counted`` it."""
 
     memory: Memory
     score: float
     relevance: float
     importance: float
+    confidence: float | None
+    evidence: Json | None
+    counted: bool
     explanation: Json | None
 
 
 class RecallResult(TypedDict):
-    """Best first."""
+    """Best first; possibly fewer than ``top_k`` (only hits with evidence come back).
+    ``sufficient``: the memories are enough to answer (seed 001 §1.2)."""
 
     results: list[RecallHit]
+    sufficient: bool
+    coverage: float
+
+
+class UsedResult(TypedDict):
+    """The memories ``used`` counted, as the count left them."""
+
+    counted: list[int]
+    memories: list[Memory]
 
 
 class ChatMessage(TypedDict):

@@ -1,6 +1,6 @@
 """Time expressions in a recall query, in English and Chinese, as a span of dates.
 
-"in May 2023", "on October 13, 2023", "2023-05-08", "last week", "3 days ago",
+"in May 2023", "on October 13, 2023", "5 March", "2023-05-08", "last week", "3 days ago",
 「上周」「去年五月」「2023年5月8日」「三天前」 each become a :class:`TimeExpression`: a
 half-open UTC interval ``[start, end)`` (a day, a week, a month, a year), or a month of
 any year for "in June" / 「五月」 with no year given. Relative expressions are resolved
@@ -165,6 +165,15 @@ def _month_of_any_year(match: re.Match[str], _now: datetime) -> TimeExpression |
     return TimeExpression(match.group(0), None, None, month=month, priority=MONTH_OF_ANY_YEAR)
 
 
+def _en_day_of_month(match: re.Match[str], now: datetime) -> TimeExpression | None:
+    """ "5 March", "March 7th" without a year: the latest such date not after today."""
+    month, day = MONTHS[match.group("mname").lower()], int(match.group("day"))
+    span = _day_span(now.year, month, day)
+    if span is not None and span[0] > _today(now):
+        span = _day_span(now.year - 1, month, day)
+    return TimeExpression(match.group(0), *span, priority=DAY) if span else None
+
+
 def _zh_month_day(match: re.Match[str], now: datetime) -> TimeExpression | None:
     """「5月8日」 without a year: this year's date."""
     span = _day_span(now.year, _zh_number(match.group("m")), _zh_number(match.group("d")))
@@ -278,6 +287,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Finder], ...] = (
         _absolute_year,
     ),
     (re.compile(rf"(?P<m>{_ZH_NUMBER})\s*月\s*(?P<d>{_ZH_NUMBER})\s*[日号]"), _zh_month_day),
+    (
+        re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mname>{_MONTH})\b", _I),
+        _en_day_of_month,
+    ),
+    (
+        re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)", _I),
+        _en_day_of_month,
+    ),
     (
         re.compile(rf"(?P<which>前年|去年|今年|明年)?\s*(?P<m>{_ZH_NUMBER})\s*月份?"),
         _zh_relative_month,

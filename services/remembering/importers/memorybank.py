@@ -83,7 +83,15 @@ def _messages(name: str, history: Any) -> list[NewMemory]:
         for minute, (speaker, text) in enumerate((s, t) for s, t in said if t):
             meta = {"user_name": name, "date": date, "turn": minute, "speaker": speaker}
             created = day + timedelta(minutes=minute)
-            items.append(NewMemory(content=text, source=SOURCE, metadata=meta, created_at=created))
+            items.append(
+                NewMemory(
+                    content=text,
+                    source=SOURCE,
+                    metadata=meta,
+                    created_at=created,
+                    conversation_id=f"{SOURCE}/{name}/{date}",  # one dialogue a day
+                )
+            )
     return items
 
 

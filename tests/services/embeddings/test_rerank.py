@@ -43,8 +43,9 @@ async def recall(
             services.clock,
             reranker=HttpReranker.from_settings(settings),
         )
+        # Every candidate with evidence comes back: these tests are about the order.
         return await service.recall_memories(
-            "u", query, 5, track=False, explain=True, rerank_mode=mode
+            "u", query, 5, track=False, explain=True, rerank_mode=mode, min_confidence=0.0
         )
 
 

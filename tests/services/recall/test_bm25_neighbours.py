@@ -19,8 +19,9 @@ T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 
 
 async def _conversations(services: Services) -> None:
-    """Two sessions of one user told at overlapping times, with ties in created_at, a
-    superseded memory, another type, a far-away memory; another user beside them."""
+    """Two conversations of one user told at overlapping times, with ties in created_at, a
+    superseded memory, another type, a far-away memory, statements outside any
+    conversation (no neighbours); another user beside them."""
     said = [
         ("chat", 0, "coffee with Anna at the harbour", "event"),
         ("chat", 1, "she ordered a flat white", "other"),
@@ -33,12 +34,14 @@ async def _conversations(services: Services) -> None:
         ("notes", 1, "coffee budget for March", "fact"),  # another session
         ("notes", 2, "remember the grinder receipt", "todo"),
     ]
-    for source, minute, content, kind in said:
+    for conversation, minute, content, kind in said:
         at = T0 + timedelta(minutes=minute)
-        await services.add("u", content, created_at=at, source=source, memory_type=kind)
+        await services.add(
+            "u", content, created_at=at, conversation_id=conversation, memory_type=kind
+        )
     await services.add("u", "coffee without a session", created_at=T0)
     await services.add("u", "a second memory without one", created_at=T0 + timedelta(minutes=1))
-    await services.add("other", "coffee for someone else", created_at=T0, source="chat")
+    await services.add("other", "coffee for someone else", created_at=T0, conversation_id="chat")
     async with services.db.unit_of_work() as session:  # fact correction's mark
         await session.execute(
             update(UserMemory)
@@ -87,6 +90,10 @@ async def test_the_search_reads_the_neighbours_around_reads(
         )
     assert expected  # the case has neighbours to compare
     assert sorted(found.neighbours, key=_key) == sorted(expected, key=_key)
+    # Continuity stays inside one conversation: no anchor or neighbour is outside one.
+    conversation = {m.id: m.conversation_id for _, m in found.candidates}
+    for n in found.neighbours:
+        assert n.sketch.conversation_id == conversation[n.anchor_id] is not None
 
 
 async def test_no_spec_or_no_radius_reads_no_neighbours(services: Services) -> None:
@@ -109,9 +116,11 @@ def test_anchors_are_the_best_scored_hits_at_least_that_relevant() -> None:
     from services.repositories.memories import MemorySketch
 
     def hit(mid: int) -> MemorySketch:
-        return MemorySketch(mid, "x", 0.5, T0, None, "other")
+        return MemorySketch(mid, "x", 0.5, T0, "chat" if mid != 6 else None, "other")
 
+    # 6 is the best hit but in no conversation: it lends no continuity.
     scored = [(2.0, hit(1)), (4.0, hit(2)), (1.0, hit(3)), (4.0, hit(4)), (0.0, hit(5))]
+    scored.append((4.0, hit(6)))
     spec = AroundHits(3, 0.5, 1, timedelta(minutes=5))
     assert [a.id for a in spec.pick(scored)] == [4, 2, 1]  # ties: the newer id first
     assert [a.id for a in AroundHits(9, 0.6, 1, timedelta(0)).pick(scored)] == [4, 2]

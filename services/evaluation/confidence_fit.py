@@ -1,0 +1,231 @@
+"""Fit recall's confidence (services/recall/confidence.py) on the development data.
+
+    python -m services.evaluation.confidence_fit [--locomo PATH]
+
+Every scenario question (services/evaluation/scenarios) and every LoCoMo development
+question is asked once, untracked, with ``top_k`` 10 and ``min_confidence`` 0, on a fresh
+temporary SQLite database; each returned hit becomes one row: its features
+(``services.recall.confidence.features``) and whether it is acceptable (scenarios: an
+acceptable memory for its question; LoCoMo: a memory holding an evidence turn). The two
+data sets weigh the same in total. A logistic regression with an L2 penalty of
+``PENALTY`` on the coefficients (not the intercepts) is fitted by Newton's method.
+
+Each data set has an intercept of its own: LoCoMo labels only the evidence turns, so a
+turn a person would accept (the one before the evidence, another on the same subject)
+counts as wrong there, and its rows say less about how *often* a hit is acceptable than
+about which evidence makes it *more* likely. So both data sets shape the coefficients,
+and the scenarios' intercept, fitted on labels of what is acceptable, is the one recall
+uses. The constants it prints go into services/recall/confidence.py, and the tables
+beside them say how well they are calibrated (mean confidence against the share
+acceptable, by tenth of confidence; LoCoMo's with its own intercept).
+
+No data set has a semantic source (the offline default), so the fit cannot weigh
+semantic similarity: its coefficient is left at the prior services/recall/confidence.py
+documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Final
+
+from services.core.db import Database, build_engine
+from services.core.settings import Settings
+from services.evaluation.command import migrate
+from services.evaluation.locomo import _ingest as ingest_locomo
+from services.evaluation.locomo import load_locomo
+from services.evaluation.scenario_data import SCENARIO_DIR, load_people
+from services.evaluation.scenario_run import StepClock
+from services.evaluation.scenario_run import _ingest as ingest_person
+from services.recall.confidence import FEATURES, features, logistic
+from services.recall.ranking.understanding import understand
+from services.recall.recall_service import RecallHit, RecallService
+from services.text.analysis import TextAnalyzer
+
+PENALTY: Final = 1.0
+TOP_K: Final = 10
+LOCOMO_DEV: Final = Path("/work/shared/datasets/locomo/locomo_dev.json")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One returned hit: its features, whether it was acceptable, and its weight."""
+
+    x: tuple[float, ...]
+    y: bool
+    source: str
+
+
+def _rows(hits: Sequence[RecallHit], good: set[int], time_only: bool, source: str) -> list[Row]:
+    return [
+        Row(features(h.evidence, time_only), h.memory.id in good, source)
+        for h in hits
+        if h.evidence is not None
+    ]
+
+
+async def _ask(
+    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: StepClock, user: str, q: str
+) -> tuple[list[RecallHit], bool]:
+    async with db.unit_of_work() as session:
+        service = RecallService(session, settings, analyzer, clock)
+        hits = await service.recall_memories(user, q, TOP_K, track=False, min_confidence=0.0)
+    return hits, understand(q, analyzer, clock()).pure_time
+
+
+async def scenario_rows(db: Database, settings: Settings, analyzer: TextAnalyzer) -> list[Row]:
+    """Rows of every scenario question."""
+    rows: list[Row] = []
+    for person in load_people(SCENARIO_DIR):
+        clock = StepClock(person.now)
+        by_memory = await ingest_person(db, settings, analyzer, clock, f"fit-{person.id}", person)
+        for index, question in enumerate(person.questions):
+            clock.now = person.now + timedelta(minutes=index)
+            good = {mid for mid, ids in by_memory.items() if ids & question.acceptable}
+            hits, pure = await _ask(
+                db, settings, analyzer, clock, f"fit-{person.id}", question.text
+            )
+            rows += _rows(hits, good, pure, "scenarios")
+    return rows
+
+
+async def locomo_rows(
+    db: Database, settings: Settings, analyzer: TextAnalyzer, path: Path
+) -> list[Row]:
+    """Rows of every LoCoMo development question."""
+    rows: list[Row] = []
+    clock = StepClock(datetime(2024, 1, 1, tzinfo=UTC))
+    for conversation in load_locomo(path):
+        user = f"fit-locomo-{conversation.sample_id}"
+        by_memory, _ = await ingest_locomo(
+            db, (settings, analyzer, clock), user, conversation.turns, None
+        )
+        for question in conversation.questions:
+            good = {mid for mid, ids in by_memory.items() if ids & set(question.evidence)}
+            hits, pure = await _ask(db, settings, analyzer, clock, user, question.text)
+            rows += _rows(hits, good, pure, "locomo")
+    return rows
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """a · x = b by Gaussian elimination with partial pivoting (a is small and SPD)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            for c in range(col, n + 1):
+                m[r][c] -= f * m[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def fit(rows: Sequence[Row], penalty: float = PENALTY, steps: int = 30) -> list[float]:
+    """[an intercept per source (in name order), coefficients…] of the weighted,
+    L2-penalised logistic regression."""
+    sources = sorted({r.source for r in rows})
+    counts = {s: sum(r.source == s for r in rows) for s in sources}
+    weight = {s: len(rows) / (len(counts) * n) for s, n in counts.items()}
+    lead = len(sources)
+    dim = len(FEATURES) + lead
+    beta = [0.0] * dim
+    for _ in range(steps):
+        grad = [0.0] * dim
+        hess = [[0.0] * dim for _ in range(dim)]
+        for r in rows:
+            x = (*(float(r.source == s) for s in sources), *r.x)
+            p = logistic(sum(b * v for b, v in zip(beta, x, strict=True)))
+            w = weight[r.source]
+            for i in range(dim):
+                grad[i] += w * (float(r.y) - p) * x[i]
+                for j in range(i, dim):
+                    hess[i][j] += w * p * (1.0 - p) * x[i] * x[j]
+        for i in range(dim):
+            for j in range(i):
+                hess[i][j] = hess[j][i]
+            if i >= lead:
+                grad[i] -= penalty * beta[i]
+                hess[i][i] += penalty
+        step = _solve(hess, grad)
+        beta = [b + s for b, s in zip(beta, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-8:
+            break
+    return beta
+
+
+def calibration(rows: Sequence[Row], beta: Sequence[float]) -> list[tuple[float, float, int]]:
+    """(mean confidence, share acceptable, hits) per tenth of confidence."""
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for r in rows:
+        p = logistic(sum(b * v for b, v in zip(beta, (1.0, *r.x), strict=True)))
+        bins.setdefault(min(int(p * 10), 9), []).append((p, r.y))
+    return [
+        (sum(p for p, _ in v) / len(v), sum(y for _, y in v) / len(v), len(v))
+        for _, v in sorted(bins.items())
+    ]
+
+
+async def collect(locomo: Path | None) -> list[Row]:
+    """Every row, from a temporary migrated SQLite database."""
+    tmp = Path(tempfile.mkdtemp(prefix="jarvis-fit-"))
+    url = f"sqlite+aiosqlite:///{(tmp / 'fit.db').as_posix()}"
+    settings = Settings()
+    db = Database(build_engine(url))
+    try:
+        await migrate(url)
+        analyzer = TextAnalyzer(settings)
+        await asyncio.to_thread(analyzer.warm)
+        rows = await scenario_rows(db, settings, analyzer)
+        if locomo is not None:
+            rows += await locomo_rows(db, settings, analyzer, locomo)
+        return rows
+    finally:
+        await db.dispose()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Collect, fit and print the constants and their calibration."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--locomo", type=Path, default=LOCOMO_DEV, help="LoCoMo dev JSON")
+    parser.add_argument("--no-locomo", action="store_true", help="the scenarios alone")
+    args = parser.parse_args(argv)
+    rows = asyncio.run(collect(None if args.no_locomo else args.locomo))
+    beta = fit(rows)
+    sources = sorted({r.source for r in rows})
+    lead = len(sources)
+    print("rows: " + ", ".join(f"{s} {sum(r.source == s for r in rows)}" for s in sources))
+    for s, b in zip(sources, beta, strict=False):
+        print(f"intercept of {s}: {b:.3f}")
+    print(f"INTERCEPT: Final = {beta[sources.index('scenarios')]:.3f}")
+    print("COEFFICIENTS: Final = (" + ", ".join(f"{b:.3f}" for b in beta[lead:]) + ")")
+    print("  " + ", ".join(f"{n} {b:.3f}" for n, b in zip(FEATURES, beta[lead:], strict=True)))
+    for i, source in enumerate(sources):
+        mine = [beta[i], *beta[lead:]]
+        print(f"calibration on {source} (mean confidence, share acceptable, hits):")
+        picked = [r for r in rows if r.source == source]
+        for mean, share, n in calibration(picked, mine):
+            print(f"  {mean:.2f}  {share:.2f}  {n}")
+        loss = -sum(
+            math.log(max(1e-12, p if r.y else 1.0 - p))
+            for r in picked
+            for p in [logistic(sum(b * v for b, v in zip(mine, (1.0, *r.x), strict=True)))]
+        ) / max(len(picked), 1)
+        print(f"  log loss {loss:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

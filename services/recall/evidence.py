@@ -1,0 +1,136 @@
+"""Why a hit is there: the query-dependent evidence that ties it to the question, the
+query-independent signals that only rank it, and a calibrated ``confidence``.
+
+Query-dependent (the memory answers *this* query):
+
+- ``terms``: the query's content terms the memory holds (services/recall/ranking/
+  understanding.py: no time expression, no recap words), and ``term_coverage``, their
+  share of the query's term weight, each term weighed by its idf in the user's memories
+  times its field weight (a word 1, a character bigram 0.5, a character 0.3; a word no
+  memory holds weighs the most, as if one memory in 2N + 1 held it, and a bigram or
+  character no memory holds is left out);
+- ``relevance``: BM25 / the best candidate's BM25;
+- ``phrase``: the query's keywords and phrases found verbatim;
+- ``time``: how well when it was said fits the query's time expression (0 without one);
+- ``feeling``: how well its emotion tags answer the query's urgency or feeling;
+- ``semantic``: similarity from a configured semantic source.
+
+Query-independent: ``importance``, ``recency`` and ``continuity`` (a neighbour of a strong
+hit in the same conversation; such a hit is ``context_of`` that anchor).
+
+A hit with no query-dependent evidence is not returned for a non-empty query: it could
+be returned for any question (issue 28). A continuity hit has none of its own and is
+returned as the context of its anchor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
+
+# A semantic similarity below this is no evidence: the embedders offered
+# (services/embeddings) give unrelated sentences 0.1-0.3.
+SEMANTIC_FLOOR = 0.5
+# A time match below this is no evidence: the memory was said more than one half-life
+# (RECALL_TEMPORAL_HALF_LIFE_DAYS) outside the query's time span.
+TIME_FLOOR = 0.5
+
+
+@dataclass(frozen=True)
+class QueryWeights:
+    """The query's content terms with their weights (shared by every hit of a recall)."""
+
+    terms: Mapping[str, float] = field(default_factory=dict)
+    has_time: bool = False
+    has_feeling: bool = False
+
+    @property
+    def total(self) -> float:
+        return sum(self.terms.values())
+
+
+def spelled_out(query_terms: Iterable[str], held: set[str]) -> set[str]:
+    """The query's Chinese words a memory holds bigram by bigram, or character by
+    character for a one-character word, though jieba cut it otherwise (「市长」 in
+    「南京市长江大桥」, cut 南京市 / 长江大桥; 「猫」 in 「我的猫叫咪咪」, cut 猫叫):
+    held all the same."""
+    found = set()
+    for term in query_terms:
+        if term_kind(term) != "word" or term in held:
+            continue
+        if len(term) == 1:
+            pieces = {UNIGRAM_PREFIX + term}
+        else:
+            pieces = {BIGRAM_PREFIX + term[i : i + 2] for i in range(len(term) - 1)}
+        if all(p in held for p in pieces):
+            found.add(term)
+    return found
+
+
+def unknown_term_idf(documents: int) -> float:
+    """The idf of a term none of ``documents`` memories holds (Lucene's form, df 0)."""
+    return math.log(1.0 + (documents + 0.5) / 0.5)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What ties one hit to the query, and what only ranks it."""
+
+    query: QueryWeights
+    terms: tuple[str, ...] = ()
+    relevance: float = 0.0
+    phrase: float = 0.0
+    time: float = 0.0
+    feeling: float = 0.0
+    semantic: float = 0.0
+    importance: float = 0.0
+    recency: float = 0.0
+    continuity: float = 0.0
+    context_of: int | None = None  # the anchor a continuity hit is context of
+
+    @property
+    def term_coverage(self) -> float:
+        """The share of the query's term weight this memory holds."""
+        total = self.query.total
+        if total <= 0:
+            return 0.0
+        return min(1.0, sum(self.query.terms.get(t, 0.0) for t in self.terms) / total)
+
+    @property
+    def own(self) -> bool:
+        """The memory itself matches the query (not only as a neighbour)."""
+        return bool(
+            self.terms
+            or self.phrase > 0
+            or self.time >= TIME_FLOOR
+            or self.feeling > 0
+            or self.semantic >= SEMANTIC_FLOOR
+        )
+
+    @property
+    def query_dependent(self) -> bool:
+        """Any evidence that depends on the query: its own, or as a conversation's context."""
+        return self.own or self.context_of is not None
+
+    def as_dict(self) -> dict[str, object]:
+        """The API's ``evidence`` object."""
+        return {
+            "query_dependent": {
+                "terms": list(self.terms),
+                "term_coverage": self.term_coverage,
+                "relevance": self.relevance,
+                "phrase": self.phrase,
+                "time": self.time,
+                "feeling": self.feeling,
+                "semantic": self.semantic,
+            },
+            "query_independent": {
+                "importance": self.importance,
+                "recency": self.recency,
+                "continuity": self.continuity,
+            },
+            "context_of": self.context_of,
+        }
