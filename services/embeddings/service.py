@@ -121,9 +121,10 @@ class Embeddings:
         memories); raises on failure or after the timeout."""
         if not texts:
             return []
-        # The provider's own timeout covers HTTP; this one also bounds a local model.
+        # The provider's own timeout covers HTTP; this one also bounds a local model, per
+        # call or chunk of texts (a CPU model takes far longer for a batch than a query).
         timeout = self.settings.embedding_timeout * max(
-            1, -(-len(texts) // self.settings.embedding_batch_size)
+            1, -(-len(texts) // self.embedder.texts_per_call)
         )
         try:
             with provider_call("embeddings"):

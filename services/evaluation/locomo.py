@@ -30,6 +30,7 @@ from services.evaluation.metrics import QuestionScore, score_question
 from services.recall.ranking.query_types import QueryType
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService, NewMemory
+from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
@@ -268,7 +269,8 @@ async def run_locomo(
     The service's ranking of memories is scored against the dia_ids that went into each
     memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`, and the
     same service with :func:`lexical_only` settings gives the plain lexical row and latency.
-    With ``embeddings`` the turns are embedded as they are written and the service recalls
+    With ``embeddings`` the turns are embedded by the backfill job right after they are
+    written (``ingest_seconds`` includes it) and the service recalls
     with the semantic signal; the same service without it is the ``offline`` row.
     """
     top_k = max(ks)
@@ -281,6 +283,12 @@ async def run_locomo(
         by_memory, merged = await _ingest(
             db, (settings, analyzer, clock), user_id, conversation.turns, embeddings
         )
+        if embeddings is not None:  # as the server does: the backfill job embeds the turns
+            backfill = await run_embedding_backfill(
+                db, settings, clock, embeddings, user_id=user_id, trigger="eval"
+            )
+            if backfill.status != "succeeded":  # numbers without the vectors would mislead
+                raise RuntimeError(f"embedding the turns failed: {backfill.error}")
         ingest_seconds = time.perf_counter() - started
         baseline = NaiveBM25([t.content for t in conversation.turns])
         asked_before = len(run.latencies_ms)
