@@ -361,6 +361,12 @@ class Settings(BaseSettings):
     embedding_backfill_interval: int = Field(
         default=600, ge=1, description="seconds between embedding backfill runs"
     )
+    embedding_backfill_timeout: float = Field(
+        default=600.0,
+        gt=0,
+        description="seconds the backfill job waits for one batch's vectors (a local model "
+        "on a busy CPU is slow; no request waits for it)",
+    )
     embedding_backfill_batch: int = Field(
         default=256, ge=1, le=5000, description="memories per backfill batch"
     )

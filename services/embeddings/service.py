@@ -116,16 +116,23 @@ class Embeddings:
             return False
         return True
 
-    async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[Vector]:
+    async def embed(
+        self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None
+    ) -> list[Vector]:
         """Normalised vectors, one per text (``query``: of a search query, else of
-        memories); raises on failure or after the timeout."""
+        memories); raises on failure or after the timeout.
+
+        The timeout is ``embedding_timeout`` per call (or chunk) of the provider unless
+        given: the backfill job gives its own, longer one (a CPU model on a busy machine
+        takes seconds per chunk of long texts, and nobody waits for the backfill).
+        """
         if not texts:
             return []
-        # The provider's own timeout covers HTTP; this one also bounds a local model, per
-        # call or chunk of texts (a CPU model takes far longer for a batch than a query).
-        timeout = self.settings.embedding_timeout * max(
-            1, -(-len(texts) // self.embedder.texts_per_call)
-        )
+        if timeout is None:
+            # The provider's own timeout covers HTTP; this one also bounds a local model.
+            timeout = self.settings.embedding_timeout * max(
+                1, -(-len(texts) // self.embedder.texts_per_call)
+            )
         try:
             with provider_call("embeddings"):
                 raw = await asyncio.wait_for(self.embedder.embed(texts, query=query), timeout)
