@@ -353,7 +353,10 @@ class Settings(BaseSettings):
         default=None, description="bearer key for the embedding endpoint"
     )
     embedding_timeout: float = Field(
-        default=5.0, gt=0, description="seconds per embedding call (per batch at write time)"
+        default=5.0,
+        gt=0,
+        description="seconds per provider call or chunk of texts (a recall's query; a write "
+        "with EMBEDDING_AT_WRITE)",
     )
     embedding_batch_size: int = Field(
         default=64, ge=1, le=2048, description="texts per provider call"
