@@ -31,6 +31,8 @@ def test_numpy_and_pure_python_agree() -> None:
 def test_mixed_lengths_or_no_numpy_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
     short, long = normalized([1.0, 0.0]), normalized([1.0, 0.0, 0.0])
     assert stacked([short, long]) is None
-    assert nearest(short, [1, 2], [short, long], None, 5) == [(pytest.approx(1.0), 1)]
+    ((score, memory_id),) = nearest(short, [1, 2], [short, long], None, 5)
+    assert memory_id == 1
+    assert score == pytest.approx(1.0)
     monkeypatch.setattr(nearest_module, "_np", None)
     assert stacked([short]) is None
