@@ -27,7 +27,7 @@ from services.embeddings.service import build_embeddings
 from services.evaluation.bilingual_data import cross_lingual_set, memorybank_sets
 from services.evaluation.bilingual_run import TOP_K, BilingualRun, System, run_bilingual
 from services.evaluation.command import migrate, service_overrides
-from services.evaluation.report import write_json
+from services.evaluation.report import publish
 from services.text.analysis import TextAnalyzer
 
 GENERATED_NOTE = (
@@ -78,12 +78,7 @@ async def run_bilingual_command(args: argparse.Namespace, settings: Settings) ->
         await db.dispose()
         shutil.rmtree(tmp_dir, ignore_errors=True)
     report = build_report(run, sets, systems, settings, args.data)
-    print(format_table(report), end="")
-    if args.json is not None:
-        write_json(report, args.json)
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(format_markdown(report), encoding="utf-8")
+    publish(report, format_table(report), format_markdown(report), args.json, args.markdown)
     return 0
 
 

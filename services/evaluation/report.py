@@ -227,3 +227,19 @@ def write_markdown(report: dict[str, Any], path: Path) -> None:
     """The generated markdown page."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(format_markdown(report), encoding="utf-8")
+
+
+def publish(
+    report: dict[str, Any],
+    table: str,
+    page: str,
+    json_path: Path | None,
+    markdown_path: Path | None,
+) -> None:
+    """Print the table; write the report's JSON and its page where asked."""
+    print(table, end="")
+    if json_path is not None:
+        write_json(report, json_path)
+    if markdown_path is not None:
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(page, encoding="utf-8")

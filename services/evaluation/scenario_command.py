@@ -25,7 +25,7 @@ from services.core.health import check_readiness
 from services.core.settings import Settings
 from services.embeddings.service import build_embeddings
 from services.evaluation.command import migrate, service_overrides
-from services.evaluation.report import write_json
+from services.evaluation.report import publish
 from services.evaluation.scenario_data import SCENARIO_DIR, load_conversations, load_people
 from services.evaluation.scenario_report import (
     build_scenario_report,
@@ -178,10 +178,6 @@ async def run_scenarios_command(args: argparse.Namespace, settings: Settings) ->
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
     report = build_scenario_report(run, scenario_meta(args, settings, database, prefix))
-    print(format_scenario_table(report), end="")
-    if args.json is not None:
-        write_json(report, args.json)
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(format_scenario_markdown(report), encoding="utf-8")
+    table, page = format_scenario_table(report), format_scenario_markdown(report)
+    publish(report, table, page, args.json, args.markdown)
     return 0
