@@ -207,43 +207,46 @@ class Settings(BaseSettings):
     # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
     # the other types have too few questions there and follow seed 004's proportions.
     # The semantic column only counts with an embedder (without one the signal is 0 for
-    # every memory). With all-MiniLM-L6-v2 on the dev split, semantic weights 0.3-0.6 are a
-    # plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0, 0.6 79.2; 1.0 78.4,
-    # 1.5 77.0, 2.0 74.8; offline 77.7), so 0.5 stays.
+    # every memory). With all-MiniLM-L6-v2 and raw cosines on the dev split, semantic
+    # weights 0.3-0.6 were a plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0,
+    # 0.6 79.2; 1.0 78.4, 1.5 77.0, 2.0 74.8; offline 77.7). Since issue 30 the signal is
+    # relative to the best match (EMBEDDING_SIMILARITY_SCALE), and the column doubled
+    # (0.5 -> 1.0): with the bundled multilingual model, cross-lingual hit@1 0.41 -> 0.75
+    # on our set, weight 1.5 0.78 but English R@5 lower (docs/embeddings.md).
     recall_weights_personal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of personal queries, as JSON",
     )
     recall_weights_temporal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 1.0),
         description="fusion weights of temporal queries, as JSON",
     )
     recall_weights_conceptual: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of conceptual queries, as JSON",
     )
     recall_weights_default: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of default queries, as JSON",
     )
     recall_weights_conversational: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4),
+        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.8),
         description="fusion weights of conversational queries, as JSON",
     )
     recall_weights_technical: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 1.2),
         description="fusion weights of technical queries, as JSON",
     )
     recall_weights_diagnostic: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 1.2),
         description="fusion weights of diagnostic queries, as JSON",
     )
     recall_weights_procedural: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of procedural queries, as JSON",
     )
     recall_weights_creative: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6),
+        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 1.2),
         description="fusion weights of creative queries, as JSON",
     )
     recall_candidates: int = Field(
@@ -339,6 +342,12 @@ class Settings(BaseSettings):
     embedding_language_centring: bool = Field(
         default=True,
         description="bundled model: subtract per-language mean vectors (cross-lingual recall)",
+    )
+    embedding_similarity_scale: float = Field(
+        default=0.05,
+        ge=0,
+        description="semantic signal = exp(-(best cosine - cosine) / scale), 1 for the best "
+        "match as for lexical; 0: the cosine itself",
     )
     embedding_at_write: bool = Field(
         default=False,

@@ -155,7 +155,7 @@ def format_markdown(report: dict[str, Any]) -> str:
             for name, s in report["sets"].items()
         ),
         "",
-        "Systems, each over the same memories:",
+        "Systems, each over its own copy of the same memories (a memory holds one vector):",
         "",
         *(f"- **{name}**: {description}" for name, description in report["systems"].items()),
         "",
@@ -168,7 +168,7 @@ def format_markdown(report: dict[str, Any]) -> str:
         "",
         "Embedding time (backfill job, all histories): "
         + ", ".join(f"{k} {v} s" for k, v in report["embed_seconds"].items())
-        + f"; {report['dataset']['memories_written']} memories.",
+        + f"; {report['dataset']['memories_written']} memories per system.",
         "",
     ]
     return "\n".join(lines)

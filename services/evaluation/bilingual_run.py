@@ -60,7 +60,7 @@ class BilingualRun:
 
     scores: dict[tuple[str, str], Scores] = field(default_factory=dict)
     embed_seconds: dict[str, float] = field(default_factory=dict)
-    memories: int = 0
+    memories: int = 0  # memories written per system (every history once)
 
 
 def _at(history: History) -> Clock:
@@ -92,22 +92,25 @@ async def run_bilingual(
 ) -> BilingualRun:
     """Every system answers every question of every set."""
     run = BilingualRun(embed_seconds={s.name: 0.0 for s in systems if s.embeddings})
-    written: dict[str, tuple[str, dict[int, set[str]]]] = {}
+    # A memory holds one vector (of the current model), so every embedder gets its own
+    # copy of each history: user ``<prefix><history>-<system>``.
+    written: dict[tuple[str, str], tuple[str, dict[int, set[str]]]] = {}
     for question_set in sets:
         for history, probes in question_set.asked:
-            if history.key not in written:
-                user_id = f"{user_prefix}{history.key}"
-                keys = await _write(db, settings, analyzer, user_id, history)
-                for system in systems:
+            for system in systems:
+                key = (history.key, system.name)
+                if key not in written:
+                    user_id = f"{user_prefix}{history.key}-{system.name}"
+                    keys = await _write(db, settings, analyzer, user_id, history)
                     if system.embeddings is not None:
                         started = time.perf_counter()
                         clock = _at(history)
                         await embed_user(db, settings, clock, system.embeddings, user_id)
                         run.embed_seconds[system.name] += time.perf_counter() - started
-                written[history.key] = (user_id, keys)
-                run.memories += len(keys)
-            user_id, keys = written[history.key]
-            for system in systems:
+                    written[key] = (user_id, keys)
+                    if system is systems[0]:
+                        run.memories += len(keys)
+                user_id, keys = written[key]
                 scores = run.scores.setdefault((question_set.name, system.name), Scores())
                 for probe in probes:
                     ids = await _ask(db, settings, analyzer, user_id, history, probe.text, system)
