@@ -3,12 +3,13 @@ products do (clipped cosines, best first), and the fallback takes over without n
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from services.embeddings import nearest as nearest_module
-from services.embeddings.nearest import nearest, stacked
+from services.embeddings.nearest import nearest, relative_to_best, stacked
 from services.embeddings.vectors import normalized
 
 
@@ -36,3 +37,14 @@ def test_mixed_lengths_or_no_numpy_fall_back(monkeypatch: pytest.MonkeyPatch) ->
     assert score == pytest.approx(1.0)
     monkeypatch.setattr(nearest_module, "_np", None)
     assert stacked([short]) is None
+
+
+def test_the_semantic_value_is_relative_to_the_best_match() -> None:
+    scored = [(0.45, 1), (0.40, 2), (0.05, 3), (0.0, 4)]
+    values = relative_to_best(scored, 0.05)
+    assert values[1] == 1.0
+    assert values[2] == pytest.approx(math.exp(-1))
+    assert values[3] == pytest.approx(math.exp(-8))
+    assert 4 not in values  # not similar at all: no semantic evidence
+    assert relative_to_best(scored, 0.0) == {1: 0.45, 2: 0.40, 3: 0.05}
+    assert relative_to_best([(0.0, 9)], 0.05) == {}
