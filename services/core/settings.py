@@ -349,6 +349,13 @@ class Settings(BaseSettings):
         description="semantic signal = exp(-(best cosine - cosine) / scale), 1 for the best "
         "match as for lexical; 0: the cosine itself",
     )
+    embedding_min_similarity: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="cosine below which a memory is no semantic match at all (the bundled "
+        "model's centred cosines: answers about 0.3-0.5, unrelated text 0-0.2)",
+    )
     embedding_at_write: bool = Field(
         default=False,
         description="embed in the write request itself; off: the backfill job embeds new "

@@ -47,8 +47,14 @@ def nearest(
     return heapq.nlargest(limit, scored)
 
 
-def relative_to_best(scored: list[tuple[float, int]], scale: float) -> dict[int, float]:
+def relative_to_best(
+    scored: list[tuple[float, int]], scale: float, floor: float = 0.0
+) -> dict[int, float]:
     """Memory id → exp(−(best cosine − its cosine) / scale): 1 for the best match.
+
+    A memory whose cosine is below ``floor`` (or not above 0) is left out: it is not
+    semantic evidence at all, so a question nothing answers does not get the full
+    semantic weight for its least unrelated memory.
 
     The lexical signal is BM25 over the best BM25 match, so its best candidate always
     brings the full lexical weight; a raw cosine never does (the bundled model's centred
@@ -57,7 +63,7 @@ def relative_to_best(scored: list[tuple[float, int]], scale: float) -> dict[int,
     Measured on docs/eval/bilingual.md's sets and LoCoMo (docs/embeddings.md). With
     ``scale`` 0 the value is the clipped cosine itself.
     """
-    positive = [(value, memory_id) for value, memory_id in scored if value > 0.0]
+    positive = [(v, memory_id) for v, memory_id in scored if v > 0.0 and v >= floor]
     if not positive:
         return {}
     if scale <= 0:

@@ -213,7 +213,10 @@ class SemanticSearch:
         (wanted,) = await self.embeddings.embed([query], query=True)
         stored = await self.embeddings.user_vectors(self.session, user_id)
         best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
-        return relative_to_best(best, self.embeddings.settings.embedding_similarity_scale)
+        settings = self.embeddings.settings
+        return relative_to_best(
+            best, settings.embedding_similarity_scale, settings.embedding_min_similarity
+        )
 
 
 def build_embeddings(settings: Settings) -> Embeddings | None:

@@ -48,3 +48,4 @@ def test_the_semantic_value_is_relative_to_the_best_match() -> None:
     assert 4 not in values  # not similar at all: no semantic evidence
     assert relative_to_best(scored, 0.0) == {1: 0.45, 2: 0.40, 3: 0.05}
     assert relative_to_best([(0.0, 9)], 0.05) == {}
+    assert relative_to_best(scored, 0.05, floor=0.1) == {1: 1.0, 2: pytest.approx(math.exp(-1))}
