@@ -120,6 +120,25 @@ def bilingual_rows(eval_dir: Path) -> list[list[str]]:
     return rows
 
 
+def scenario_rows(eval_dir: Path) -> list[list[str]]:
+    """The scenarios offline (scenarios.json) and with the model (scenarios_embedding.json)."""
+    off, on = _load(eval_dir / "scenarios.json"), _load(eval_dir / "scenarios_embedding.json")
+    if off is None or on is None:
+        return []
+    rows = []
+    for group in ("same language", "cross-lingual"):
+        a, b = off["recall"]["cross_lingual"][group], on["recall"]["cross_lingual"][group]
+        for metric, label in (
+            ("hit_at_1", "hit@1"),
+            ("answer_in_results", "answer in top 5"),
+            ("no_answer_unacceptable", "no-answer: unacceptable results"),
+        ):
+            rows.append(
+                [f"{group} ({a['questions']}), {label}", f"{a[metric]:.2f}", f"{b[metric]:.2f}"]
+            )
+    return rows
+
+
 def render(results: dict[str, Any], eval_dir: Path) -> str:
     """The whole page."""
     sizes = results["installed_mib"]
@@ -164,6 +183,11 @@ def render(results: dict[str, Any], eval_dir: Path) -> str:
             ["set", "questions", "offline", "multilingual", "uncentred"],
             bilingual_rows(eval_dir),
         ),
+        "",
+        "Personal-assistant scenarios (docs/eval/scenarios.md offline, "
+        "docs/eval/scenarios_embedding.md with the model):",
+        "",
+        markdown_table(["questions", "offline", "with the model"], scenario_rows(eval_dir)),
         "",
     ]
     return "\n".join(lines)
