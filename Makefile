@@ -20,8 +20,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
-run: $(STAMP) ## serve on the embedded SQLite default (migrated on start; 127.0.0.1:8000, docs at /docs)
-	$(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
+# Semantic recall across Chinese and English (the bundled multilingual model, installed
+# with the test extra) is on in `make run`; docs/embeddings.md says why, with numbers.
+# `EMBEDDING_PROVIDER=none make run` serves without it.
+EMBEDDING_PROVIDER ?= local
+
+run: $(STAMP) ## serve on the embedded SQLite default (migrated on start; 127.0.0.1:8000, docs at /docs; semantic recall on: EMBEDDING_PROVIDER=none to turn it off)
+	EMBEDDING_PROVIDER=$(EMBEDDING_PROVIDER) $(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -70,6 +75,7 @@ bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load
 
 bench-embedding: $(STAMP) ## the bundled multilingual model's cost (writes, import, recall, server RSS, install size) beside the offline default, with the evals' gains; writes docs/embeddings.md (generated)
 	$(BIN)/python -m bench.embedding --memorybank $(DATASETS)/memorybank/cn/memory_bank_cn.json
+# After `make eval-embedding` alone: python -m bench.embedding --render-only (no measuring).
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md

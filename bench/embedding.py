@@ -232,13 +232,23 @@ async def run(memorybank: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Measure, then write the JSON and the page."""
     parser = argparse.ArgumentParser(prog="python -m bench.embedding", description=__doc__)
-    parser.add_argument("--memorybank", type=Path, required=True, help="memory_bank_cn.json")
+    parser.add_argument("--memorybank", type=Path, default=None, help="memory_bank_cn.json")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="measure nothing: render the page again from --json (after the evals changed)",
+    )
     parser.add_argument("--json", type=Path, default=ROOT / "bench/results/embedding.json")
     parser.add_argument("--markdown", type=Path, default=ROOT / "docs/embeddings.md")
     args = parser.parse_args(argv)
-    results = asyncio.run(run(args.memorybank))
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    if args.render_only:
+        results = json.loads(args.json.read_text(encoding="utf-8"))
+    elif args.memorybank is None:
+        parser.error("--memorybank is needed to measure")
+    else:
+        results = asyncio.run(run(args.memorybank))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     args.markdown.write_text(render(results, ROOT / "docs/eval"), encoding="utf-8")
     print(args.markdown.read_text(encoding="utf-8"))
     return 0

