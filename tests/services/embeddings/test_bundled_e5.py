@@ -26,7 +26,7 @@ from services.repositories.embeddings import EmbeddingRepository
 from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from services.scoring.scheduler import build_scheduler
 from tests.factories import Services
-from tests.timing import scaled
+from tests.timing import LoopStallMonitor, scaled
 
 # A person's memories in both languages; each question below has one right answer here.
 MEMORIES = [
@@ -230,3 +230,25 @@ def test_a_write_moves_the_backfill_forward_once(db: Database, settings: Setting
     assert soon <= datetime.now(UTC) + timedelta(seconds=2)
     embeddings.on_unembedded()  # already soon: left where it is
     assert scheduler.get_job(EMBED_JOB).next_run_time == soon
+
+
+# Seconds of the loop's own CPU (as tests/api/test_batch_stall.py; a tracer slows it).
+STALL_LIMIT = 0.1 * (3 if sys.gettrace() is not None else 1)
+
+
+async def test_the_backfill_leaves_the_event_loop_free(
+    services: Services, embeddings: Embeddings
+) -> None:
+    texts = [f"第{n}条记忆：我今天去了第{n}家咖啡店" for n in range(48)]
+    texts += [f"Memory {n}: I visited cafe number {n} today" for n in range(48)]
+    async with services.db.unit_of_work() as session:
+        service = MemoryService(
+            session, services.settings, services.analyzer, services.clock, embeddings
+        )
+        stored = await service.add_many("u", [NewMemory(content=t) for t in texts])
+    async with LoopStallMonitor() as monitor:
+        run = await run_embedding_backfill(
+            services.db, embeddings.settings, services.clock, embeddings
+        )
+    assert run.rows == len({s.memory.id for s in stored}) > 40  # some merge as near-duplicates
+    assert monitor.cpu < STALL_LIMIT, f"longest loop stall {monitor.cpu * 1e3:.0f} ms CPU"
