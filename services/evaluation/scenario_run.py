@@ -39,6 +39,8 @@ from services.context.message_scorer import build_message_scorer
 from services.context.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.service import Embeddings
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.scenario_data import (
     Person,
     ScenarioConversation,
@@ -237,15 +239,23 @@ async def run_person(
     person: Person,
     user_id: str,
     run: ScenarioRun,
+    embeddings: Embeddings | None = None,
 ) -> None:
-    """Ingest one person, ask every question tracked, and record the outcomes in ``run``."""
+    """Ingest one person, ask every question tracked, and record the outcomes in ``run``.
+
+    With ``embeddings`` the backfill job embeds the person's memories after the writes
+    (as the server's scheduler does) and recall uses the semantic signal.
+    """
     clock = StepClock(person.statements[0].at if person.statements else person.now)
     started = time.perf_counter()
     by_memory = await _ingest(db, settings, analyzer, clock, user_id, person)
+    if embeddings is not None:
+        await embed_user(db, settings, clock, embeddings, user_id)
     ingest_seconds = time.perf_counter() - started
 
     def service_for(session: AsyncSession) -> RecallService:
-        return RecallService(session, settings, analyzer, clock)
+        semantic = embeddings.source(session) if embeddings is not None else None
+        return RecallService(session, settings, analyzer, clock, semantic=semantic)
 
     accepted_anywhere = {s for q in person.questions for s in q.acceptable}
     verdict = _sufficiency_verdict()
@@ -351,11 +361,13 @@ async def run_scenarios(
     people: Sequence[Person],
     conversations: Sequence[ScenarioConversation],
     user_prefix: str,
+    embeddings: Embeddings | None = None,
 ) -> ScenarioRun:
     """Every person and conversation, each under ``user_prefix`` + its id."""
     run = ScenarioRun()
     for person in people:
-        await run_person(db, settings, analyzer, person, f"{user_prefix}{person.id}", run)
+        user_id = f"{user_prefix}{person.id}"
+        await run_person(db, settings, analyzer, person, user_id, run, embeddings)
     when = {p.id: p.now for p in people}
     for conversation in conversations:
         now = when.get(conversation.person, CONVERSATION_NOW)

@@ -222,8 +222,15 @@ class MemoryService:
             await self.embeddings.forget(session, user_id, memory_id)
 
     async def _embed(self, texts: list[str]) -> list[Vector] | None:
-        """Vectors for new texts; None (logged) without a provider or when it fails."""
+        """Vectors for new texts; None (logged) without a provider or when it fails.
+
+        With ``embedding_at_write`` off (the default) none are made here: the write stays
+        as fast as without a provider, and the backfill job is told to embed soon.
+        """
         if self.embeddings is None:
+            return None
+        if not self.embeddings.settings.embedding_at_write:
+            self.embeddings.on_unembedded()
             return None
         return await self.embeddings.try_embed(texts)
 

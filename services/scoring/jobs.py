@@ -117,7 +117,9 @@ async def run_embedding_backfill(
             if not batch:
                 break
             after = batch[-1].memory_id
-            vectors = await embeddings.embed([item.content for item in batch])
+            vectors = await embeddings.embed(
+                [item.content for item in batch], seconds=settings.embedding_backfill_timeout
+            )
             by_user: dict[str, list[tuple[int, Vector]]] = {}
             for item, vector in zip(batch, vectors, strict=True):
                 by_user.setdefault(item.user_id, []).append((item.memory_id, vector))

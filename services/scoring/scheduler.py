@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -48,4 +49,21 @@ def build_scheduler(
             replace_existing=True,
             next_run_time=datetime.now(UTC),
         )
+        embeddings.on_unembedded = _backfill_soon(scheduler, settings.embedding_backfill_delay)
     return scheduler
+
+
+def _backfill_soon(scheduler: AsyncIOScheduler, delay: float) -> Callable[[], None]:
+    """Move the backfill's next run to ``delay`` seconds from now, unless it is sooner.
+
+    Writes made while a run is under way are picked up by that run (it reads until no
+    memory lacks a vector); a burst of writes moves the run once, not once per write.
+    """
+
+    def nudge() -> None:
+        job = scheduler.get_job(EMBED_JOB)
+        soon = datetime.now(UTC) + timedelta(seconds=delay)
+        if job is not None and job.next_run_time is not None and job.next_run_time > soon:
+            job.modify(next_run_time=soon)
+
+    return nudge

@@ -31,6 +31,7 @@ async def semantic_client(
             "embedding_base_url": provider.base_url,
             "embedding_model": "toy",
             "embedding_timeout": ANSWER_TIMEOUT,
+            "embedding_at_write": True,  # these tests are of write-time vectors
             "rerank_base_url": provider.base_url,
             "rerank_model": "toy-reranker",
             "rerank_timeout": ANSWER_TIMEOUT,

@@ -32,6 +32,7 @@ def embedding_settings(settings: Settings, provider: ProviderServer, **extra: ob
             "embedding_base_url": provider.base_url,
             "embedding_model": "toy",
             "embedding_timeout": timeout_for(provider.mode),
+            "embedding_at_write": True,  # these tests are of write-time vectors
             **extra,
         }
     )

