@@ -10,8 +10,9 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from api import metrics
+from api.auth import require_service_key
 from api.console.routes import install_console
-from api.deps import AppState, require_service_key
+from api.deps import AppState
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
@@ -19,7 +20,16 @@ from api.loopback import LoopbackOnly
 from api.mcp.http import mount_mcp
 from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
 from api.request_logging import install_request_id
-from api.routes import admin, context, conversations_admin, health, memories, messages, recall
+from api.routes import (
+    admin,
+    context,
+    conversations_admin,
+    health,
+    memories,
+    messages,
+    moved,
+    recall,
+)
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings
@@ -91,13 +101,15 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.add_middleware(RequestMetrics, access_log=settings.log_format == "json")
     install_request_id(app)
     v1 = [Depends(require_service_key)]
-    auth_errors = error_responses(401)
+    # 403: a key bound to other users (api/auth.py).
+    auth_errors = error_responses(401, 403)
     app.include_router(memories.router, dependencies=v1, responses=auth_errors)
     app.include_router(recall.router, dependencies=v1, responses=auth_errors)
     app.include_router(messages.router, dependencies=v1, responses=auth_errors)
     app.include_router(context.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
+    app.include_router(moved.router, dependencies=v1)  # 410s, for any valid key
     app.include_router(health.router)
     app.include_router(metrics.router)
     install_offline_docs(app)

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from api.cli_keys import run_keys_command
 from api.cli_output import print_json, print_recall, print_table
 from api.cli_parser import build_parser
 from api.cli_progress import ProgressBar
@@ -374,6 +375,7 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "reindex": _reindex,
     "import": _import,
     "eval": _eval,
+    "keys": run_keys_command,
 }
 
 

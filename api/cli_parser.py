@@ -12,7 +12,7 @@ from services.evaluation.command import add_compression_arguments, add_locomo_ar
 from services.evaluation.scenario_command import add_scenarios_arguments
 
 DESCRIPTION = """jarvis-memory: serve, mcp, migrate, rescore, embed, reindex, add, recall, import,
-stats, eval.
+stats, eval, keys.
 
 Every command opens its own unit of work and calls the same services as the routes.
 Results print as text for people; --json prints the API's JSON shapes for scripts.
@@ -153,6 +153,36 @@ def _eval(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _keys(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def action(name: str, summary: str) -> argparse.ArgumentParser:
+        made = actions.add_parser(
+            name, help=summary, description=summary, formatter_class=_HelpFormatter
+        )
+        _json_flag(made)
+        return made
+
+    create = action("create", "make a key; its secret is printed once, and stored hashed")
+    create.add_argument("--name", required=True, help="what the key is for (1-128 characters)")
+    create.add_argument(
+        "--scope",
+        default="all",
+        metavar="all|prefix:P",
+        help="the users the key reaches: all, or those whose id starts with P "
+        "(end P with a separator, e.g. prefix:acme:)",
+    )
+    create.add_argument(
+        "--admin",
+        action="store_true",
+        help="an admin key: also /admin, the console and /metrics (the routes spanning "
+        "every user need --scope all)",
+    )
+    action("list", "every key, revoked ones too, without secrets")
+    revoke = action("revoke", "refuse a key from its next request on, in every process")
+    revoke.add_argument("id", type=int, help="the key's id (keys list)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line grammar."""
     parser = argparse.ArgumentParser(
@@ -188,4 +218,5 @@ def build_parser() -> argparse.ArgumentParser:
     _json_flag(command("stats", "service-wide counts and the last rescoring run"))
     _import(command("import", "import conversation histories as memories"))
     _eval(command("eval", "recall evaluation on a benchmark dataset"))
+    _keys(command("keys", "API keys bound to all users or a user-id prefix"))
     return parser

@@ -1,14 +1,12 @@
-"""FastAPI dependencies: the request's unit of work, services and auth."""
+"""FastAPI dependencies: the request's unit of work and services (auth: api/auth.py)."""
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.background_scoring import BackgroundScorer
@@ -20,7 +18,7 @@ from services.context.message_scorer import MessageImportanceScorer, build_messa
 from services.context.message_scoring_service import MessageScoringService
 from services.core.clock import Clock
 from services.core.db import Database
-from services.core.errors import Forbidden, NotReady, Unauthorized
+from services.core.errors import NotReady
 from services.core.health import check_readiness
 from services.core.settings import Settings
 from services.core.validation import MAX_ID, USER_ID_PATTERN
@@ -165,40 +163,3 @@ MessageScoringDep = Annotated[MessageScoringService, Depends(get_message_scoring
 MemoryServiceDep = Annotated[MemoryService, Depends(get_memory_service)]
 UserId = Annotated[str, Path(pattern=USER_ID_PATTERN, description="1-128 of [A-Za-z0-9_.:@-]")]
 MemoryId = Annotated[int, Path(ge=1, le=MAX_ID, description="a memory id")]
-
-_bearer = HTTPBearer(auto_error=False)
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-
-
-def _matches(token: str, keys: list[str]) -> bool:
-    # Constant-time comparison against every key: no timing hint about which is close.
-    return any(hmac.compare_digest(token.encode(), key.encode()) for key in keys)
-
-
-def check_service_key(settings: Settings, token: str | None) -> None:
-    """A service key or an admin key, when auth is on (``/v1`` and ``/mcp``)."""
-    if not settings.auth_enabled:
-        return
-    if token is None:
-        raise Unauthorized("missing bearer key")
-    if not _matches(token, settings.jarvis_api_keys + settings.jarvis_admin_keys):
-        raise Unauthorized("unknown key")
-
-
-async def require_service_key(state: StateDep, credentials: Credentials) -> None:
-    """``/v1`` routes: a service key or an admin key, when auth is on."""
-    check_service_key(state.settings, credentials.credentials if credentials else None)
-
-
-async def require_admin_key(state: StateDep, credentials: Credentials) -> None:
-    """``/admin`` routes: an admin key, when auth is on."""
-    settings = state.settings
-    if not settings.auth_enabled:
-        return
-    if credentials is None:
-        raise Unauthorized("missing bearer key")
-    if _matches(credentials.credentials, settings.jarvis_admin_keys):
-        return
-    if _matches(credentials.credentials, settings.jarvis_api_keys):
-        raise Forbidden("a service key cannot use the admin API")
-    raise Unauthorized("unknown key")

@@ -27,7 +27,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.deps import require_admin_key
+from api.auth import require_admin_key
 from api.errors import error_responses
 from services.admin.admin_service import AdminService
 from services.core.metrics import HTTP_REQUEST_SECONDS

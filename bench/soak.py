@@ -67,7 +67,9 @@ def soak_source(users: list[str], seed: int) -> RequestSource:
                     {"role": "user", "content": f"{gen.text()[0]} {new}"},
                     {"role": "assistant", "content": f"{gen.text()[0]} {_word(next(counter))}"},
                 ]
-                yield Request("score", "POST", "/v1/messages/score", {"messages": messages})
+                yield Request(
+                    "score", "POST", f"/v1/users/{user}/messages/score", {"messages": messages}
+                )
 
     return client
 

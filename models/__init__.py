@@ -1,5 +1,6 @@
 """ORM models only: no queries, no I/O, no settings."""
 
+from models.api_key import ApiKey
 from models.association import ASSOCIATION_KINDS, MemoryAssociation
 from models.base import Base, UTCDateTime
 from models.embedding import MemoryEmbedding
@@ -12,6 +13,7 @@ __all__ = [
     "ASSOCIATION_KINDS",
     "IMPORTANCE_LEVELS",
     "MEMORY_TYPES",
+    "ApiKey",
     "Base",
     "CompressionRecord",
     "JobRun",

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, CheckConstraint, Float, ForeignKeyConstraint, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.base import Base, JSONType
+from models.base import Base, JSONType, one_of
 
 ASSOCIATION_KINDS = ("topic", "explicit")
 
@@ -18,6 +18,8 @@ class MemoryAssociation(Base):
     __tablename__ = "memory_associations"
     __table_args__ = (
         CheckConstraint("memory_id_a < memory_id_b", name="ordered_pair"),
+        CheckConstraint(one_of("kind", ASSOCIATION_KINDS), name="kind"),
+        CheckConstraint("weight > 0", name="weight_positive"),
         ForeignKeyConstraint(
             ["user_id", "memory_id_a"],
             ["user_memories.user_id", "user_memories.id"],

@@ -5,6 +5,7 @@ Models import nothing from the project: no queries, no I/O, no settings.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -60,6 +61,24 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 # SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL wants a 64-bit key.
 BigIntPK = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def one_of(column: str, values: Iterable[str]) -> str:
+    """A CHECK condition: ``column`` holds one of ``values`` (plain words, quoted as SQL)."""
+    words = list(values)
+    assert all(v.isidentifier() for v in words), words
+    quoted = ", ".join("'" + v + "'" for v in words)
+    return f"{column} IN ({quoted})"
+
+
+def all_non_negative(*columns: str) -> str:
+    """A CHECK condition: every one of ``columns`` is 0 or more."""
+    return " AND ".join(f"{c} >= 0" for c in columns)
+
+
+def all_in_unit_range(*columns: str) -> str:
+    """A CHECK condition: every one of ``columns`` lies in [0, 1]."""
+    return " AND ".join(f"{c} BETWEEN 0 AND 1" for c in columns)
 
 
 class Base(DeclarativeBase):

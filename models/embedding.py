@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKeyConstraint, Integer, LargeBinary, String
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKeyConstraint,
+    Integer,
+    LargeBinary,
+    String,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base
@@ -21,6 +28,7 @@ class MemoryEmbedding(Base):
 
     __tablename__ = "memory_embeddings"
     __table_args__ = (
+        CheckConstraint("dim >= 1", name="dim_positive"),
         ForeignKeyConstraint(
             ["user_id", "memory_id"],
             ["user_memories.user_id", "user_memories.id"],

@@ -4,10 +4,31 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Float, ForeignKeyConstraint, Index, Integer, String, Text
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.base import Base, BigIntPK, JSONType
+from models.base import (
+    Base,
+    BigIntPK,
+    JSONType,
+    all_in_unit_range,
+    all_non_negative,
+    one_of,
+)
+from models.memory import IMPORTANCE_LEVELS, SCORE_COLUMNS
+
+# Every state a job run is recorded in (services/scoring/jobs.py).
+JOB_STATUSES = ("running", "succeeded", "failed", "skipped")
 
 
 class MemoryScoreHistory(Base):
@@ -15,6 +36,11 @@ class MemoryScoreHistory(Base):
 
     __tablename__ = "memory_score_history"
     __table_args__ = (
+        # Keyed by user first, like user_memories (whose docstring says why SQLite's
+        # physical key stays ``id``).
+        PrimaryKeyConstraint("user_id", "id"),
+        CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
+        CheckConstraint(all_in_unit_range(*SCORE_COLUMNS), name="scores"),
         ForeignKeyConstraint(
             ["user_id", "memory_id"],
             ["user_memories.user_id", "user_memories.id"],
@@ -23,7 +49,7 @@ class MemoryScoreHistory(Base):
         Index("ix_memory_score_history_user_memory", "user_id", "memory_id", "scored_at"),
     )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     memory_id: Mapped[int] = mapped_column(BigInteger)
     scored_at: Mapped[datetime]
@@ -40,7 +66,11 @@ class JobRun(Base):
     """One run of a scheduled (or on-demand) job, written even when it fails."""
 
     __tablename__ = "job_runs"
-    __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
+    __table_args__ = (
+        CheckConstraint(one_of("status", JOB_STATUSES), name="status"),
+        CheckConstraint(all_non_negative("rows", "escalations"), name="counts"),
+        Index("ix_job_runs_job_started", "job", "started_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
     job: Mapped[str] = mapped_column(String(32))

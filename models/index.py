@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    CheckConstraint,
     ForeignKeyConstraint,
     Index,
     Integer,
@@ -38,6 +39,8 @@ class MemoryTerm(Base):
         PrimaryKeyConstraint(
             "user_id", "term", "doc_length", "memory_id", postgresql_include=["tf"]
         ),
+        # A posting is a term the memory holds: at least once, in a text at least that long.
+        CheckConstraint("tf >= 1 AND doc_length >= tf", name="tf"),
         ForeignKeyConstraint(
             ["user_id", "memory_id"],
             ["user_memories.user_id", "user_memories.id"],
@@ -83,6 +86,7 @@ class MemoryTermStat(Base):
     """
 
     __tablename__ = "memory_term_stats"
+    __table_args__ = (CheckConstraint("df >= 0", name="df"),)
 
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     term: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -5,10 +5,27 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Float,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.base import Base, BigIntPK, JSONType
+from models.base import (
+    Base,
+    BigIntPK,
+    JSONType,
+    all_in_unit_range,
+    all_non_negative,
+    one_of,
+)
 
 MEMORY_TYPES = (
     "fact",
@@ -22,18 +39,53 @@ MEMORY_TYPES = (
     "other",
 )
 IMPORTANCE_LEVELS = ("high", "medium", "low")
+# The scores a memory stores: the four components of seed 002 and their clamped total.
+SCORE_COLUMNS = (
+    "importance_score",
+    "frequency_score",
+    "recency_score",
+    "emotion_score",
+    "impact_score",
+)
 
 
 class UserMemory(Base):
     """Something a person said, with the facts and scores that decide its importance.
 
-    Keys are designed for sharding by ``user_id``: every index and unique constraint
-    leads with ``user_id``, and child tables reference ``(user_id, id)``.
+    Keys are designed for sharding by ``user_id`` (Citus ``create_distributed_table``):
+    the primary key, every index and unique constraint lead with ``user_id``, and child
+    tables reference ``(user_id, id)``. ``id`` alone stays unique (one sequence), so the
+    API's ids do not change. On SQLite the table keeps ``id`` as its physical primary key:
+    SQLite numbers only an ``INTEGER PRIMARY KEY`` (the rowid), and its unique
+    ``(user_id, id)`` is the key the child tables reference (migration e3b8f1a6c2d4).
+
+    The database itself refuses a row no reader could present (issue 29): an unknown
+    type or level, a negative count, a score outside [0, 1].
     """
 
     __tablename__ = "user_memories"
     __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
+        CheckConstraint(one_of("memory_type", MEMORY_TYPES), name="memory_type"),
+        CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
+        CheckConstraint(
+            all_non_negative(
+                "frequency_count",
+                "mention_count",
+                "recall_count",
+                "associated_count",
+                "doc_length",
+            ),
+            name="counts",
+        ),
+        CheckConstraint(all_in_unit_range(*SCORE_COLUMNS), name="scores"),
+        CheckConstraint(
+            "superseded_by_id IS NULL OR superseded_by_id <> id", name="not_superseded_by_itself"
+        ),
+        # The key the child tables' foreign keys reference (the primary key's columns).
         UniqueConstraint("user_id", "id"),
+        # Rescoring walks every user's memories in id ranges, and the admin finds one by id.
+        Index("ix_user_memories_id", "id"),
         UniqueConstraint("user_id", "content_hash"),
         # Empty-query recall, admin listing and order=importance keyset pagination.
         Index("ix_user_memories_user_importance", "user_id", "importance_score", "id"),
@@ -53,7 +105,7 @@ class UserMemory(Base):
         ),
     )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(128))
     content: Mapped[str] = mapped_column(Text)
     content_hash: Mapped[str] = mapped_column(String(64))
@@ -105,6 +157,9 @@ class MemoryUser(Base):
     """Per-user aggregates, kept by atomic increments: BM25 statistics and counts."""
 
     __tablename__ = "memory_users"
+    # No CHECK on the counts: they change by an upsert whose INSERT values are the deltas
+    # (negative for a delete), and both databases check the proposed row before they find
+    # the conflict that turns it into an UPDATE.
 
     user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     memory_count: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -1,11 +1,15 @@
-"""Message importance scores and compression history per conversation (seed 000 持久化)."""
+"""Message importance scores and compression history per conversation (seed 000 持久化).
+
+Both belong to a user: a conversation id names a conversation within one user's data,
+so two callers using the same id never see or overwrite each other's rows (issue 29).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Float, Index, Integer, PrimaryKeyConstraint, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base, BigIntPK, JSONType
@@ -15,9 +19,15 @@ class MessageScoreRecord(Base):
     """The latest score of one message (by position) of a conversation."""
 
     __tablename__ = "message_scores"
-    __table_args__ = (UniqueConstraint("conversation_id", "message_index"),)
+    # Keyed by (user_id, id) like every user-owned table (migration f4a6c8e0b2d1); SQLite
+    # keeps ``id`` as its physical rowid key, the one column it numbers.
+    __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
+        UniqueConstraint("user_id", "conversation_id", "message_index"),
+    )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(128))
     conversation_id: Mapped[str] = mapped_column(String(128))
     message_index: Mapped[int] = mapped_column(Integer)
     message_id: Mapped[str | None] = mapped_column(String(128), default=None)
@@ -40,9 +50,13 @@ class CompressionRecord(Base):
     """One smart_compress run on a conversation: what it kept and dropped."""
 
     __tablename__ = "message_compressions"
-    __table_args__ = (Index("ix_message_compressions_conversation", "conversation_id", "id"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("user_id", "id"),
+        Index("ix_message_compressions_conversation", "user_id", "conversation_id", "id"),
+    )
 
-    id: Mapped[int] = mapped_column(BigIntPK, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigIntPK, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(128))
     conversation_id: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime]
     task_hash: Mapped[str] = mapped_column(String(32))

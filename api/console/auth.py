@@ -1,5 +1,9 @@
 """Who may see the console: an admin key, from a bearer header or the login cookie.
 
+A bearer key goes through api/auth.py like any route's: any admin key that reaches every
+user, from JARVIS_ADMIN_KEYS or ``jarvis-memory keys create --admin --scope all``. The
+login form takes keys from JARVIS_ADMIN_KEYS only.
+
 The login form takes an admin key and sets a cookie holding not the key but an HMAC of
 a fixed label under it: the key never sits in the browser, and removing the key from
 JARVIS_ADMIN_KEYS ends every session made with it. The cookie is HttpOnly and
@@ -15,8 +19,9 @@ import hmac
 from fastapi import Request
 from fastapi.security.utils import get_authorization_scheme_param
 
+from api.auth import authenticate, authorize
 from api.deps import StateDep
-from services.core.errors import Forbidden
+from services.core.errors import Unauthorized
 
 COOKIE = "jarvis_console"
 CONSOLE = "/admin/console"
@@ -48,11 +53,13 @@ async def require_console(request: Request, state: StateDep) -> None:
         return
     scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
     if scheme.lower() == "bearer" and token:
-        if _is_admin_key(token, settings.jarvis_admin_keys):
-            return
-        if _is_admin_key(token, settings.jarvis_api_keys):
-            raise Forbidden("a service key cannot use the admin console")
-        raise LoginRequired
+        try:
+            caller = await authenticate(state, token)
+        except Unauthorized:
+            raise LoginRequired from None
+        # The console spans every user: an admin key for all users (else 403).
+        authorize(caller, None, admin=True)
+        return
     cookie = request.cookies.get(COOKIE, "")
     tokens = [session_token(k) for k in settings.jarvis_admin_keys]
     if cookie and any(hmac.compare_digest(cookie.encode(), t.encode()) for t in tokens):

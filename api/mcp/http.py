@@ -1,4 +1,9 @@
-"""``/mcp``: the MCP tools over streamable HTTP, on the app, behind the ``/v1`` keys."""
+"""``/mcp``: the MCP tools over streamable HTTP, on the app, behind the ``/v1`` keys.
+
+The endpoint authenticates the bearer key as every route does (api/auth.py) and hands
+its scope to the tools in :data:`~api.mcp.tools.CALLER`: each tool call then checks that
+the key reaches the call's ``user_id``.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,11 @@ from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from api.deps import AppState, check_service_key
+from api.auth import authenticate
+from api.deps import AppState
 from api.errors import error_response
 from api.mcp.server import build_mcp_server
+from api.mcp.tools import CALLER
 from services.core.errors import DomainError
 from services.core.settings import Settings
 
@@ -33,22 +40,32 @@ _KEYED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 class McpEndpoint:
-    """An ASGI app: the service-key check of ``/v1``, then the SDK's transport."""
+    """An ASGI app: the key check of ``/v1``, then the SDK's transport."""
 
-    def __init__(self, settings: Settings, manager: StreamableHTTPSessionManager) -> None:
-        self.settings = settings
+    def __init__(
+        self, state_of: Callable[[], AppState], manager: StreamableHTTPSessionManager
+    ) -> None:
+        self.state_of = state_of
         self.manager = manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scheme, token = get_authorization_scheme_param(Headers(scope=scope).get("authorization"))
         try:
-            check_service_key(self.settings, token if scheme.lower() == "bearer" else None)
+            caller = await authenticate(
+                self.state_of(), token if scheme.lower() == "bearer" else None
+            )
         except DomainError as exc:
             response = error_response(exc.status_code, exc.code, exc.message)
-            response.headers["WWW-Authenticate"] = "Bearer"
+            if exc.status_code == 401:
+                response.headers["WWW-Authenticate"] = "Bearer"
             await response(scope, receive, send)
             return
-        await self.manager.handle_request(scope, receive, send)
+        # The SDK runs the call in tasks started from this one: they inherit the scope.
+        reset = CALLER.set(caller)
+        try:
+            await self.manager.handle_request(scope, receive, send)
+        finally:
+            CALLER.reset(reset)
 
 
 def mount_mcp(app: FastAPI, settings: Settings, state_of: Callable[[], AppState]) -> MCPServer:
@@ -63,7 +80,7 @@ def mount_mcp(app: FastAPI, settings: Settings, state_of: Callable[[], AppState]
         json_response=True,
         transport_security=_KEYED if settings.auth_enabled else _LOOPBACK,
     )
-    endpoint = McpEndpoint(settings, server.session_manager)
+    endpoint = McpEndpoint(state_of, server.session_manager)
     app.router.routes.append(
         Route(PATH, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     )

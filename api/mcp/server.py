@@ -78,11 +78,15 @@ def _logging_left_alone() -> Iterator[None]:
         root.removeHandler(placeholder)
 
 
-def build_mcp_server(state_of: Callable[[], AppState], user_id: str | None = None) -> MCPServer:
-    """The server; ``user_id`` fixes the user (stdio), None takes it per call (HTTP)."""
+def build_mcp_server(
+    state_of: Callable[[], AppState], user_id: str | None = None, *, scoped: bool = True
+) -> MCPServer:
+    """The server; ``user_id`` fixes the user (stdio), None takes it per call (HTTP), where
+    each call's user must be reached by the caller's key unless ``scoped`` is False (an
+    in-process server with no keys)."""
     with _logging_left_alone():
         server: MCPServer = MCPServer("jarvis-memory", instructions=INSTRUCTIONS, version="0.1.0")
-    tools = MemoryTools(state_of)
+    tools = MemoryTools(state_of, scoped=scoped and user_id is None)
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False)
     published: list[tuple[Tool, ToolAnnotations | None]] = [
         (tools.remember, None),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -19,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from sqlalchemy.exc import DBAPIError
 
+from api.auth import authorize
 from api.deps import (
     AppState,
     ensure_schema_ready,
@@ -42,6 +44,7 @@ from api.mcp.schemas import (
 )
 from api.schemas.common import Content, Level, MemoryType, NoNul, Tags
 from api.schemas.messages import ChatMessageIn
+from services.access.keys import KeyScope
 from services.context.context_service import ContextRequest
 from services.core.db import is_contention
 from services.core.errors import DomainError
@@ -51,6 +54,9 @@ from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import MemoryService, NewMemory
 
 T = TypeVar("T")
+
+# The scope of the key that made the current ``/mcp`` request (api/mcp/http.py sets it).
+CALLER: ContextVar[KeyScope | None] = ContextVar("jarvis_mcp_caller", default=None)
 
 # How many memories the "most important" resource lists.
 IMPORTANT_LIMIT = 20
@@ -106,10 +112,28 @@ def _why(explanation: dict[str, Any] | None) -> Why | None:
 
 
 class MemoryTools:
-    """The tools, over the application state the server shares with the REST routes."""
+    """The tools, over the application state the server shares with the REST routes.
 
-    def __init__(self, state_of: Callable[[], AppState]) -> None:
+    ``scoped`` (over HTTP): every call's ``user_id`` must be reached by the caller's key
+    (:data:`CALLER`); a call without a key's scope is refused, never let through. Over
+    stdio the server belongs to one user fixed at start (api/mcp/server.py).
+    """
+
+    def __init__(self, state_of: Callable[[], AppState], *, scoped: bool = True) -> None:
         self._state_of = state_of
+        self._scoped = scoped
+
+    def _reach(self, user_id: str) -> None:
+        """Refuse a user the caller's key does not reach (api/auth.py's rule)."""
+        if not self._scoped:
+            return
+        caller = CALLER.get()
+        if caller is None:
+            raise ToolFailure("unauthorized", "no key was checked for this call")
+        try:
+            authorize(caller, user_id, admin=False)
+        except DomainError as exc:
+            raise ToolFailure(exc.code, exc.message) from exc
 
     async def _write(self, work: Callable[[MemoryService], Awaitable[T]]) -> T:
         """Run ``work`` in a unit of work; return only after it committed."""
@@ -137,6 +161,7 @@ class MemoryTools:
         """Remember a statement about the user (a fact, preference, goal, decision, todo,
         event...). Saying the same thing again merges into the stored memory and counts
         as another mention, which raises its importance."""
+        self._reach(user_id)
         item = NewMemory(content=content, memory_type=memory_type, emotion_tags=tags or [])
 
         async def add(service: MemoryService) -> Remembered:
@@ -165,6 +190,7 @@ class MemoryTools:
         score, its confidence and why it came back (the signals' shares of the score).
         Only memories with evidence for the query come back (possibly fewer than top_k);
         ``sufficient`` says whether they are enough to answer."""
+        self._reach(user_id)
         state = self._state_of()
         async with _as_tool_errors():
             await ensure_schema_ready(state)
@@ -203,6 +229,7 @@ class MemoryTools:
     async def forget(self, user_id: UserIdArg, memory_id: MemoryIdArg) -> Forgotten:
         """Forget one memory (and its links). Forgetting a correction brings back the
         memory it had replaced."""
+        self._reach(user_id)
 
         async def delete(service: MemoryService) -> Forgotten:
             await service.delete(user_id, memory_id)
@@ -225,6 +252,7 @@ class MemoryTools:
         ] = None,
     ) -> MemoryList:
         """A page of the user's current memories, most important (or newest) first."""
+        self._reach(user_id)
 
         async def page(service: MemoryService) -> MemoryList:
             found = await service.list_page(
@@ -246,6 +274,7 @@ class MemoryTools:
     ) -> Corrected:
         """Correct a stored memory that is no longer true: the correction is remembered
         and supersedes the old memory, which leaves recall but stays in the history."""
+        self._reach(user_id)
 
         async def correct(service: MemoryService) -> Corrected:
             old = await service.get(user_id, memory_id)  # 404 before anything is written
@@ -274,6 +303,7 @@ class MemoryTools:
         """Assemble the messages to send to the model within ``budget_tokens``: system
         messages, a summary of what had to be left out, the recent history, and a block of
         the user's relevant memories before the last user message."""
+        self._reach(user_id)
         state = self._state_of()
         request = ContextRequest(
             messages=[m.to_chat() for m in messages],

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId, require_admin_key
+from api.auth import require_admin_key
+from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId
 from api.errors import error_responses
 from api.presenters import history_out, job_run_out, link_out, memory_out
 from api.routes.listing import ListQueryDep, list_page

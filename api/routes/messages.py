@@ -1,4 +1,9 @@
-"""Score a conversation's messages by importance, and compress it (seed 000)."""
+"""Score a user's conversation's messages by importance, and compress it (seed 000).
+
+The routes live under the user: a ``conversation_id`` names a conversation within that
+user's data (issue 29). The global ``/v1/messages/...`` routes of earlier versions
+stored every caller's conversations in one namespace; they answer 410 (api/routes/moved.py).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from api.deps import MessageScoringDep
+from api.deps import MessageScoringDep, UserId
 from api.errors import error_responses
 from api.schemas.messages import (
     CompressMessagesIn,
@@ -21,7 +26,7 @@ from services.context.message_scoring_service import Conversation
 from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
 
-router = APIRouter(prefix="/v1/messages", tags=["messages"])
+router = APIRouter(prefix="/v1/users/{user_id}/messages", tags=["messages"])
 
 
 def _conversation(body: ScoreMessagesIn) -> Conversation:
@@ -66,19 +71,24 @@ def _kept_out(body: CompressMessagesIn, message: ChatMessage, index: int | None)
 
 
 @router.post("/score", responses=error_responses(422))
-async def score_messages(body: ScoreMessagesIn, service: MessageScoringDep) -> ScoresOut:
+async def score_messages(
+    user_id: UserId, body: ScoreMessagesIn, service: MessageScoringDep
+) -> ScoresOut:
     """A 0-10 importance per message with its five dimensions, confidence and method."""
     conversation = _conversation(body)
-    scores = await service.score(conversation)
+    scores = await service.score(user_id, conversation)
     task_type = service.scorer.task(body.task_context, body.task_type).task_type
     return ScoresOut(task_type=task_type, scores=[_score_out(s) for s in scores])
 
 
 @router.post("/compress", responses=error_responses(422))
-async def compress_messages(body: CompressMessagesIn, service: MessageScoringDep) -> CompressOut:
+async def compress_messages(
+    user_id: UserId, body: CompressMessagesIn, service: MessageScoringDep
+) -> CompressOut:
     """Keep system messages, the most recent ``preserve_recent``, then the best-scored
     messages that fit ``target_count`` and/or ``budget_tokens``; order is preserved."""
     compressed = await service.compress(
+        user_id,
         _conversation(body),
         target_count=body.target_count,
         budget_tokens=body.budget_tokens,

@@ -7,7 +7,7 @@ memory without one (a statement a person made on its own) has no neighbours. No 
 neighbours are found by the (user_id, created_at, id) range scan and filtered on it.
 
 Revision ID: 9d4b2e6f1a37
-Revises: 5c1e7a9b3d20
+Revises: f4a6c8e0b2d1
 Create Date: 2026-11-28 16:15:00.000000+00:00
 """
 
@@ -19,7 +19,7 @@ from alembic import op
 import models.base  # noqa: F401 - autogenerate may reference its types
 
 revision: str = "9d4b2e6f1a37"
-down_revision: str | None = "5c1e7a9b3d20"
+down_revision: str | None = "f4a6c8e0b2d1"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -52,6 +52,7 @@ class ScoringJob:
     task: ScoringTask
     pending: tuple[int, ...]
     conversation_id: str | None = None
+    user_id: str | None = None  # the conversation's owner; set with conversation_id
 
 
 class BackgroundScorer:
@@ -126,7 +127,7 @@ class BackgroundScorer:
 
     async def _score(self, job: ScoringJob) -> None:
         scores = await self.scorer.score(job.messages, job.task)
-        if job.conversation_id is None:
+        if job.conversation_id is None or job.user_id is None:
             return  # the answers are in the scorer's cache
         now = self.clock()
         asked = set(job.pending)
@@ -146,7 +147,7 @@ class BackgroundScorer:
         ]
         if rows:
             async with self.db.unit_of_work() as session:
-                await MessageScoreRepository(session).refine(job.conversation_id, rows)
+                await MessageScoreRepository(session).refine(job.user_id, job.conversation_id, rows)
 
 
 def submit_after_commit(

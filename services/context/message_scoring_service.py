@@ -1,5 +1,9 @@
 """MessageScoringService: score and compress a conversation, persisting both per conversation.
 
+Every call names the user the conversation belongs to: a ``conversation_id`` names a
+conversation within that user's data only, so two callers using the same id never read
+or overwrite each other's scores or history (issue 29).
+
 Without a ``conversation_id`` nothing is stored. With one, every message's score is saved
 (seed 000 "评分结果持久化") and earlier LLM answers for unchanged messages under the same task
 are reused (method ``cache``), so only new messages reach the LLM; each compression is
@@ -88,7 +92,8 @@ class MessageScoringService:
         self.background = background
         self.repo = MessageScoreRepository(session)
 
-    def _task(self, conversation: Conversation) -> ScoringTask:
+    def _task(self, user_id: str, conversation: Conversation) -> ScoringTask:
+        check_user_id(user_id)
         validate_messages(conversation.messages)
         if conversation.conversation_id is not None:
             _check_conversation_id(conversation.conversation_id)
@@ -107,17 +112,21 @@ class MessageScoringService:
             return None
         return self.background
 
-    async def score(self, conversation: Conversation) -> list[MessageScore]:
-        """A score per message; persisted when the conversation has an id."""
-        task = self._task(conversation)
+    async def score(self, user_id: str, conversation: Conversation) -> list[MessageScore]:
+        """A score per message; persisted under the user when the conversation has an id."""
+        task = self._task(user_id, conversation)
         if conversation.conversation_id is not None:
-            await self._reuse_llm_answers(conversation, task)
+            await self._reuse_llm_answers(user_id, conversation, task)
         background = self._in_background(conversation)
         scores = await self.scorer.score(conversation.messages, task, ask_llm=background is None)
         pending = tuple(s.index for s in scores if s.pending)
         if background is not None and pending:
             job = ScoringJob(
-                tuple(conversation.messages), task, pending, conversation.conversation_id
+                tuple(conversation.messages),
+                task,
+                pending,
+                conversation.conversation_id,
+                user_id,
             )
             if background.accepting:
                 submit_after_commit(self.session, background, job)
@@ -125,11 +134,12 @@ class MessageScoringService:
                 background.drop(job, "background scoring queue full or stopped")
                 scores = [replace(s, pending=False) for s in scores]
         if conversation.conversation_id is not None:
-            await self._persist(conversation, task, scores)
+            await self._persist(user_id, conversation, task, scores)
         return scores
 
     async def compress(
         self,
+        user_id: str,
         conversation: Conversation,
         *,
         target_count: int | None = None,
@@ -148,7 +158,7 @@ class MessageScoringService:
         )
         if recent < 0:
             raise InvalidInput("preserve_recent must not be negative")
-        scores = await self.score(conversation)
+        scores = await self.score(user_id, conversation)
         messages = list(conversation.messages)
         condensed = None
         if any(m.phase for m in messages):
@@ -191,9 +201,10 @@ class MessageScoringService:
         if conversation.conversation_id is not None:
             await self.repo.add_compression(
                 CompressionRecord(
+                    user_id=user_id,
                     conversation_id=conversation.conversation_id,
                     created_at=self.clock(),
-                    task_hash=self._task(conversation).key,
+                    task_hash=self._task(user_id, conversation).key,
                     from_count=result.original_count,
                     to_count=len(result.kept),
                     from_tokens=result.original_tokens,
@@ -209,22 +220,30 @@ class MessageScoringService:
         return Compressed(result, scores, recent, kept, origin, switches)
 
     async def conversation_scores(
-        self, conversation_id: str, *, limit: int, after_index: int = -1
+        self, user_id: str, conversation_id: str, *, limit: int, after_index: int = -1
     ) -> list[MessageScoreRecord]:
-        """Persisted scores of a conversation in message order."""
+        """Persisted scores of a user's conversation in message order."""
+        check_user_id(user_id)
         _check_conversation_id(conversation_id)
-        return await self.repo.scores(conversation_id, limit=limit, after_index=after_index)
+        return await self.repo.scores(
+            user_id, conversation_id, limit=limit, after_index=after_index
+        )
 
     async def compressions(
-        self, conversation_id: str, *, limit: int, before_id: int | None = None
+        self, user_id: str, conversation_id: str, *, limit: int, before_id: int | None = None
     ) -> list[CompressionRecord]:
-        """A conversation's compression history, newest first."""
+        """A user's conversation's compression history, newest first."""
+        check_user_id(user_id)
         _check_conversation_id(conversation_id)
-        return await self.repo.compressions(conversation_id, limit=limit, before_id=before_id)
+        return await self.repo.compressions(
+            user_id, conversation_id, limit=limit, before_id=before_id
+        )
 
-    async def _reuse_llm_answers(self, conversation: Conversation, task: ScoringTask) -> None:
+    async def _reuse_llm_answers(
+        self, user_id: str, conversation: Conversation, task: ScoringTask
+    ) -> None:
         assert conversation.conversation_id is not None
-        stored = await self.repo.scores(conversation.conversation_id)
+        stored = await self.repo.scores(user_id, conversation.conversation_id)
         messages = conversation.messages
         for row in stored:
             if row.llm_score is None or row.task_hash != task.key:
@@ -239,12 +258,17 @@ class MessageScoringService:
             )
 
     async def _persist(
-        self, conversation: Conversation, task: ScoringTask, scores: list[MessageScore]
+        self,
+        user_id: str,
+        conversation: Conversation,
+        task: ScoringTask,
+        scores: list[MessageScore],
     ) -> None:
         now = self.clock()
         await self.repo.upsert(
             [
                 {
+                    "user_id": user_id,
                     "conversation_id": conversation.conversation_id,
                     "message_index": score.index,
                     "message_id": score.message_id,

@@ -97,3 +97,10 @@ class DatabaseBusy(DomainError):
 
     code = "database_busy"
     status_code = 503
+
+
+class Gone(DomainError):
+    """A route that was removed; the message names its replacement."""
+
+    code = "gone"
+    status_code = 410

@@ -156,6 +156,11 @@ class Settings(BaseSettings):
         default_factory=list,
         description="comma-separated admin keys for /admin (also accepted on /v1)",
     )
+    jarvis_auth_required: bool = Field(
+        default=False,
+        description="require a key even with no JARVIS_API_KEYS or JARVIS_ADMIN_KEYS: for a "
+        "deployment whose keys all come from `jarvis-memory keys create`",
+    )
     jarvis_mcp_user: str | None = Field(
         default=None,
         description="whose memories `jarvis-memory mcp` (stdio) serves, when --user is not given",
@@ -655,8 +660,9 @@ class Settings(BaseSettings):
 
     @property
     def auth_enabled(self) -> bool:
-        """Auth is on as soon as any key, service or admin, is configured."""
-        return bool(self.jarvis_api_keys or self.jarvis_admin_keys)
+        """Auth is on as soon as any key, service or admin, is configured, or when
+        JARVIS_AUTH_REQUIRED says the keys are in the database (``keys create``)."""
+        return bool(self.jarvis_api_keys or self.jarvis_admin_keys or self.jarvis_auth_required)
 
 
 @lru_cache(maxsize=1)

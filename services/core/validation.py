@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from models import MEMORY_TYPES
 from services.core.errors import InvalidInput
 
 # 1-128 of [A-Za-z0-9_.:@-], but not "." or ".." (a path segment that means another
@@ -54,6 +55,13 @@ def check_text(value: str, field: str) -> str:
     if _SURROGATE.search(value):
         raise InvalidInput(f"{field} must be valid Unicode (a lone surrogate is not)")
     return value
+
+
+def check_memory_type(memory_type: str) -> str:
+    """One of :data:`models.MEMORY_TYPES` (the database refuses any other, issue 29)."""
+    if memory_type not in MEMORY_TYPES:
+        raise InvalidInput(f"memory_type must be one of: {', '.join(MEMORY_TYPES)}")
+    return memory_type
 
 
 def check_content(content: str) -> str:

@@ -34,6 +34,7 @@ from services.core.validation import (
     check_batch_size,
     check_content,
     check_created_at,
+    check_memory_type,
     check_metadata,
     check_tags,
     check_text,
@@ -265,7 +266,7 @@ class MemoryService:
             check_created_at(item.created_at)
         return NewMemory(
             content=check_content(item.content),
-            memory_type=item.memory_type,
+            memory_type=check_memory_type(item.memory_type),
             source=check_text(item.source, "source") if item.source else item.source,
             metadata=check_metadata(item.metadata),
             emotion_tags=check_tags(item.emotion_tags),
@@ -291,6 +292,8 @@ class MemoryService:
     async def update(self, user_id: str, memory_id: int, changes: MemoryChanges) -> UserMemory:
         """Edit a memory; new content is re-analysed, re-indexed, re-linked, re-embedded."""
         # Checked before the provider sees it; embedded before the first SQL statement.
+        if changes.memory_type is not None:
+            check_memory_type(changes.memory_type)
         text = check_content(changes.content) if changes.content is not None else None
         vectors = await self._embed([text]) if text is not None else None
         memory, now = await self._get_for_write(user_id, memory_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Float, any_, bindparam, text
@@ -16,6 +17,8 @@ from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
+
+from services.core.file_lock import try_file_lock
 
 SQLExpr = ColumnElement[Any] | InstrumentedAttribute[Any]
 
@@ -98,16 +101,32 @@ def _days_since_pg(element: days_since, compiler: SQLCompiler, **kw: Any) -> str
     )
 
 
+def sqlite_rescore_lock_path(engine: AsyncEngine) -> Path | None:
+    """The rescoring lock file beside an SQLite database file (None in memory)."""
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(f"{database}.rescore.lock")
+
+
 @asynccontextmanager
 async def rescore_lock(engine: AsyncEngine) -> AsyncIterator[bool]:
-    """Hold the cluster-wide rescoring lock for a whole run; yields False if taken.
+    """Hold the rescoring lock for a whole run; yields False if another run holds it.
 
-    A session-level advisory lock on a dedicated connection, because the run commits
-    batch by batch; it is released at the end, or by the server if the connection dies.
-    SQLite serves one process, whose scheduler never overlaps itself, so it needs none.
+    PostgreSQL: a session-level advisory lock on a dedicated connection, because the run
+    commits batch by batch; it is released at the end, or by the server if the connection
+    dies. SQLite: an ``flock`` on a file beside the database (issue 29), which every
+    process that opens the database sees (a server, ``jarvis-memory rescore`` from cron,
+    the console's button) and the kernel releases if the holder dies. A database in
+    memory lives in one process and connection, so it needs none.
     """
     if engine.dialect.name != "postgresql":
-        yield True
+        path = sqlite_rescore_lock_path(engine)
+        if path is None:
+            yield True
+            return
+        with try_file_lock(path) as acquired:
+            yield acquired
         return
     async with engine.connect() as conn:
         acquired = bool(

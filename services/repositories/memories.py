@@ -69,8 +69,9 @@ class MemoryRepository:
         return result.scalar_one_or_none()
 
     async def get_by_id(self, memory_id: int) -> UserMemory | None:
-        """Admin only: a memory by id, whoever owns it."""
-        return await self.session.get(UserMemory, memory_id)
+        """Admin only: a memory by id, whoever owns it (ids are unique across users)."""
+        result = await self.session.execute(select(UserMemory).where(UserMemory.id == memory_id))
+        return result.scalar_one_or_none()
 
     async def get_many(self, user_id: str, ids: Sequence[int]) -> dict[int, UserMemory]:
         """Memories of this user by id (missing ids are absent)."""

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import CompressionRecord, MessageScoreRecord
 
-# Columns a re-score replaces; the key (conversation_id, message_index) stays.
+# Columns a re-score replaces; the key (user_id, conversation_id, message_index) stays.
 _UPDATED = (
     "message_id",
     "role",
@@ -35,7 +35,7 @@ class MessageScoreRepository:
         self.session = session
 
     async def upsert(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert or replace the score of each (conversation_id, message_index) in one
+        """Insert or replace the score of each (user_id, conversation_id, message_index) in one
         statement, so two requests scoring the same conversation cannot collide."""
         if not rows:
             return
@@ -44,12 +44,14 @@ class MessageScoreRepository:
         stmt = insert(MessageScoreRecord).values(list(rows))
         await self.session.execute(
             stmt.on_conflict_do_update(
-                index_elements=["conversation_id", "message_index"],
+                index_elements=["user_id", "conversation_id", "message_index"],
                 set_={name: stmt.excluded[name] for name in _UPDATED},
             )
         )
 
-    async def refine(self, conversation_id: str, rows: Sequence[dict[str, Any]]) -> None:
+    async def refine(
+        self, user_id: str, conversation_id: str, rows: Sequence[dict[str, Any]]
+    ) -> None:
         """Write the LLM's part into scores persisted earlier: each row (``message_index``,
         ``content_hash``, ``task_hash``, ``total``, ``method``, ``reason``, ``llm_score``,
         ``scored_at``) changes its message's score only while the message and the task
@@ -61,6 +63,7 @@ class MessageScoreRepository:
         stmt = (
             update(table)
             .where(
+                c.user_id == bindparam("owner"),
                 c.conversation_id == bindparam("conversation"),
                 c.message_index == bindparam("index"),
                 c.content_hash == bindparam("hash"),
@@ -78,6 +81,7 @@ class MessageScoreRepository:
             stmt,
             [
                 {
+                    "owner": user_id,
                     "conversation": conversation_id,
                     "index": r["message_index"],
                     "hash": r["content_hash"],
@@ -93,12 +97,18 @@ class MessageScoreRepository:
         )
 
     async def scores(
-        self, conversation_id: str, *, limit: int | None = None, after_index: int = -1
+        self,
+        user_id: str,
+        conversation_id: str,
+        *,
+        limit: int | None = None,
+        after_index: int = -1,
     ) -> list[MessageScoreRecord]:
-        """A conversation's scores in message order, from ``after_index + 1``."""
+        """A user's conversation's scores in message order, from ``after_index + 1``."""
         stmt = (
             select(MessageScoreRecord)
             .where(
+                MessageScoreRecord.user_id == user_id,
                 MessageScoreRecord.conversation_id == conversation_id,
                 MessageScoreRecord.message_index > after_index,
             )
@@ -115,12 +125,15 @@ class MessageScoreRepository:
         return record
 
     async def compressions(
-        self, conversation_id: str, *, limit: int, before_id: int | None = None
+        self, user_id: str, conversation_id: str, *, limit: int, before_id: int | None = None
     ) -> list[CompressionRecord]:
-        """A conversation's compression runs, newest first."""
+        """A user's conversation's compression runs, newest first."""
         stmt = (
             select(CompressionRecord)
-            .where(CompressionRecord.conversation_id == conversation_id)
+            .where(
+                CompressionRecord.user_id == user_id,
+                CompressionRecord.conversation_id == conversation_id,
+            )
             .order_by(CompressionRecord.id.desc())
             .limit(limit)
         )

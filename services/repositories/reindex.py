@@ -84,7 +84,10 @@ class ReindexRepository:
             return
         await self.session.execute(
             update(UserMemory),
-            [{"id": memory_id, "doc_length": length} for memory_id, length in lengths.items()],
+            [
+                {"user_id": user_id, "id": memory_id, "doc_length": length}
+                for memory_id, length in lengths.items()
+            ],
         )
 
     async def refresh_frequencies(self, user_id: str) -> None:

@@ -4,8 +4,9 @@ The scheduler, ``jarvis-memory rescore`` (cron) and ``POST /admin/jobs/rescore``
 call :func:`run_rescore`; with embeddings configured the scheduler and ``jarvis-memory
 embed`` call :func:`run_embedding_backfill`. Each id batch commits on its own so row locks
 are short and recalls keep answering during a run; the run row is written in its own transactions so
-a failed run still records its error. On PostgreSQL a session-level advisory lock keeps
-several replicas from rescoring at once (a second run is recorded as ``skipped``).
+a failed run still records its error. A lock keeps two runs from rescoring at once (a
+PostgreSQL advisory lock, a file lock beside an SQLite database: services/repositories/
+dialect.py); the second is recorded as ``skipped``.
 """
 
 from __future__ import annotations

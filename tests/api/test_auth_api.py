@@ -50,10 +50,10 @@ V1_CALLS: list[Call] = [
     ("DELETE", "/v1/users/alice/memories/1", None),
     ("POST", "/v1/users/alice/recall", {"query": "tea"}),
     ("GET", "/v1/users/alice/escalations", None),
-    ("POST", "/v1/messages/score", {"messages": [{"role": "user", "content": "hi"}]}),
+    ("POST", "/v1/users/alice/messages/score", {"messages": [{"role": "user", "content": "hi"}]}),
     (
         "POST",
-        "/v1/messages/compress",
+        "/v1/users/alice/messages/compress",
         {"messages": [{"role": "user", "content": "hi"}], "target_count": 1},
     ),
 ]
@@ -64,8 +64,8 @@ ADMIN_CALLS: list[Call] = [
     ("GET", "/admin/jobs", None),
     ("POST", "/admin/jobs/rescore", None),
     ("GET", "/admin/stats", None),
-    ("GET", "/admin/conversations/c1/message-scores", None),
-    ("GET", "/admin/conversations/c1/compressions", None),
+    ("GET", "/admin/users/alice/conversations/c1/message-scores", None),
+    ("GET", "/admin/users/alice/conversations/c1/compressions", None),
 ]
 BAD_HEADERS = [
     {},

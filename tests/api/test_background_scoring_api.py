@@ -70,7 +70,7 @@ def background(app: FastAPI) -> BackgroundScorer:
 
 async def score(http: httpx.AsyncClient, **fields: Any) -> Json:
     payload = {"messages": MESSAGES, "task_context": TASK, **fields}
-    result: Json = body(await http.post("/v1/messages/score", json=payload), 200)
+    result: Json = body(await http.post("/v1/users/alice/messages/score", json=payload), 200)
     return result
 
 
@@ -83,7 +83,9 @@ async def test_rule_scores_now_and_the_llms_for_the_next_request(apps: Any, llm:
     assert len(llm.requests) == 1
     assert llm.asked_indexes() == UNCERTAIN
     # The LLM's part was written into the persisted scores, after the answer.
-    stored = body(await http.get("/admin/conversations/conv-bg/message-scores"), 200)["items"]
+    stored = body(await http.get("/admin/users/alice/conversations/conv-bg/message-scores"), 200)[
+        "items"
+    ]
     assert [r["method"] for r in stored] == ["rule", "llm", "rule", "llm"]
     assert [r["llm_score"] for r in stored] == [None, 9.0, None, 9.0]
     refined = {r["message_index"]: r["score"] for r in stored}
@@ -91,7 +93,8 @@ async def test_rule_scores_now_and_the_llms_for_the_next_request(apps: Any, llm:
     # The next compression uses them without asking again (seed: 下次压缩时使用缓存的评分).
     compress = {"messages": MESSAGES, "task_context": TASK, "conversation_id": "conv-bg"}
     compressed = body(
-        await http.post("/v1/messages/compress", json={**compress, "target_count": 3}), 200
+        await http.post("/v1/users/alice/messages/compress", json={**compress, "target_count": 3}),
+        200,
     )
     assert compressed["pending"] == []
     assert len(llm.requests) == 1
@@ -219,7 +222,7 @@ async def test_a_full_queue_answers_with_rules_and_never_asks_inline(
     with caplog.at_level(logging.WARNING, logger="services.context.background_scoring"):
         async with db.unit_of_work() as session:
             service = MessageScoringService(session, settings, worker.scorer, clock, worker)
-            scores = await service.score(conversation)
+            scores = await service.score("alice", conversation)
     assert [s.method for s in scores] == ["rule"] * 4
     assert not any(s.pending for s in scores)
     assert llm.requests == []

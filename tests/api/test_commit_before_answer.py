@@ -284,9 +284,14 @@ async def test_acknowledged_message_scores_and_compressions_are_visible_at_once(
         {"role": "user", "content": "thanks"},
     ]
     payload = {"messages": messages, "conversation_id": served.conversation}
-    body(await served.http.post("/v1/messages/score", json=payload), 200)
+    body(await served.http.post("/v1/users/alice/messages/score", json=payload), 200)
     assert [r[0] for r in served.witness.last()["message_scores"]] == [0, 1, 2]
-    body(await served.http.post("/v1/messages/compress", json={**payload, "target_count": 2}), 200)
+    body(
+        await served.http.post(
+            "/v1/users/alice/messages/compress", json={**payload, "target_count": 2}
+        ),
+        200,
+    )
     assert len(served.witness.last()["compressions"]) == 1
 
 

@@ -18,7 +18,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, APIRouter
 
 import api.routes
-from api.deps import require_service_key
+from api.auth import require_service_key
 
 
 def _routes() -> list[APIRoute]:

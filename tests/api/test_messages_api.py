@@ -1,4 +1,4 @@
-"""POST /v1/messages/score and /compress, and the admin views of what they persisted."""
+"""POST /v1/users/{id}/messages/score and /compress, and the admin views of what they persisted."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ SEED_MESSAGES = [{k: v for k, v in asdict(m).items() if v is not None} for m in 
 
 
 async def score(client: httpx.AsyncClient, **payload: Any) -> Json:
-    result: Json = body(await client.post("/v1/messages/score", json=payload), 200)
+    result: Json = body(await client.post("/v1/users/alice/messages/score", json=payload), 200)
     return result
 
 
 async def compress(client: httpx.AsyncClient, **payload: Any) -> Json:
-    result: Json = body(await client.post("/v1/messages/compress", json=payload), 200)
+    result: Json = body(await client.post("/v1/users/alice/messages/compress", json=payload), 200)
     return result
 
 
@@ -118,7 +118,7 @@ async def test_compress_to_a_token_budget_never_exceeds_it(
 async def test_score_rejects_bad_input(
     client: httpx.AsyncClient, payload: Json, fragment: str
 ) -> None:
-    resp = await client.post("/v1/messages/score", json=payload)
+    resp = await client.post("/v1/users/alice/messages/score", json=payload)
     error = assert_error(resp, 422, "invalid_input")
     assert fragment.lower() in str(error).lower()
 
@@ -140,7 +140,9 @@ async def test_compress_rejects_bad_budgets(
         {"role": "system", "content": "Always answer in English, briefly and politely."},
         {"role": "user", "content": "hello"},
     ]
-    resp = await client.post("/v1/messages/compress", json={"messages": messages, **extra})
+    resp = await client.post(
+        "/v1/users/alice/messages/compress", json={"messages": messages, **extra}
+    )
     error = assert_error(resp, 422, "invalid_input")
     assert fragment in str(error)
 
@@ -149,11 +151,14 @@ async def test_scores_and_compressions_are_persisted_for_admin(client: httpx.Asy
     await compress(
         client, messages=SEED_MESSAGES, task_context=TASK, target_count=8, conversation_id="conv-1"
     )
-    page = body(await client.get("/admin/conversations/conv-1/message-scores?limit=10"), 200)
+    page = body(
+        await client.get("/admin/users/alice/conversations/conv-1/message-scores?limit=10"), 200
+    )
     assert [s["message_index"] for s in page["items"]] == list(range(10))
     assert page["next_cursor"] == 9
     rest = body(
-        await client.get("/admin/conversations/conv-1/message-scores?after=9&limit=10"), 200
+        await client.get("/admin/users/alice/conversations/conv-1/message-scores?after=9&limit=10"),
+        200,
     )
     assert [s["message_index"] for s in rest["items"]] == list(range(10, 15))
     assert rest["next_cursor"] is None
@@ -162,7 +167,7 @@ async def test_scores_and_compressions_are_persisted_for_admin(client: httpx.Asy
     assert first["role"] == "user"
     assert set(first["dimensions"]) >= {"relevance", "recency"}
     assert first["scored_at"] == "2026-01-01T09:00:00Z"
-    history = body(await client.get("/admin/conversations/conv-1/compressions"), 200)
+    history = body(await client.get("/admin/users/alice/conversations/conv-1/compressions"), 200)
     assert len(history) == 1
     assert history[0]["kept"] == SEED_KEPT
     assert (history[0]["from_count"], history[0]["to_count"]) == (15, 8)
@@ -172,15 +177,15 @@ async def test_scores_and_compressions_are_persisted_for_admin(client: httpx.Asy
     # stay empty.
     grown = [*SEED_MESSAGES, {"role": "user", "content": "再把README更新一下"}]
     await score(client, messages=grown, task_context=TASK, conversation_id="conv-1")
-    all_rows = body(await client.get("/admin/conversations/conv-1/message-scores"), 200)
+    all_rows = body(await client.get("/admin/users/alice/conversations/conv-1/message-scores"), 200)
     assert len(all_rows["items"]) == 16
-    other = body(await client.get("/admin/conversations/conv-2/message-scores"), 200)
+    other = body(await client.get("/admin/users/alice/conversations/conv-2/message-scores"), 200)
     assert other["items"] == []
 
 
 async def test_without_conversation_id_nothing_is_stored(client: httpx.AsyncClient) -> None:
     await score(client, messages=SEED_MESSAGES, task_context=TASK)
-    stored = body(await client.get("/admin/conversations/conv-x/message-scores"), 200)
+    stored = body(await client.get("/admin/users/alice/conversations/conv-x/message-scores"), 200)
     assert stored["items"] == []
 
 
@@ -233,6 +238,6 @@ async def test_a_conversation_over_a_million_characters_is_refused(
     client: httpx.AsyncClient,
 ) -> None:
     messages = [{"role": "user", "content": "x" * 100_000}] * 11
-    response = await client.post("/v1/messages/score", json={"messages": messages})
+    response = await client.post("/v1/users/alice/messages/score", json={"messages": messages})
     assert response.status_code == 422
     assert "1000000 characters" in response.json()["error"]["message"]

@@ -44,7 +44,7 @@ async def _raw(client: httpx.AsyncClient, method: str, url: str, body: str) -> h
         ("POST", "/v1/users/s/recall", _with_surrogate('{"query": @}')),
         (
             "POST",
-            "/v1/messages/score",
+            "/v1/users/alice/messages/score",
             _with_surrogate('{"messages": [{"role": "user", "content": @}]}'),
         ),
     ],
@@ -70,10 +70,16 @@ NUL = "a\x00b"
         ("/v1/users/n/memories", {"content": "hi", "emotion_tags": [NUL]}),
         ("/v1/users/n/memories", {"content": "hi", "metadata": {NUL: 1}}),
         ("/v1/users/n/recall", {"query": NUL}),
-        ("/v1/messages/score", {"messages": [{"role": "user", "content": "x", "name": NUL}]}),
-        ("/v1/messages/score", {"messages": [{"role": "user", "content": "x", "id": NUL}]}),
         (
-            "/v1/messages/score",
+            "/v1/users/alice/messages/score",
+            {"messages": [{"role": "user", "content": "x", "name": NUL}]},
+        ),
+        (
+            "/v1/users/alice/messages/score",
+            {"messages": [{"role": "user", "content": "x", "id": NUL}]},
+        ),
+        (
+            "/v1/users/alice/messages/score",
             {"messages": [{"role": "user", "content": "x"}], "task_context": NUL},
         ),
         (
@@ -101,10 +107,16 @@ async def test_nul_is_refused_in_every_text(
         ("/v1/users/t/memories", {"content": "hi", "created_at": 1700000000}),
         ("/v1/users/t/memories", {"content": "hi", "created_at": True}),
         ("/v1/users/t/memories", {"content": 5}),
-        ("/v1/messages/score", {"messages": [{"role": "user", "content": "x", "timestamp": True}]}),
-        ("/v1/messages/score", {"messages": [{"role": "user", "content": "x", "timestamp": "1"}]}),
         (
-            "/v1/messages/compress",
+            "/v1/users/alice/messages/score",
+            {"messages": [{"role": "user", "content": "x", "timestamp": True}]},
+        ),
+        (
+            "/v1/users/alice/messages/score",
+            {"messages": [{"role": "user", "content": "x", "timestamp": "1"}]},
+        ),
+        (
+            "/v1/users/alice/messages/compress",
             {"messages": [{"role": "user", "content": "x"}], "target_count": "1"},
         ),
         (
@@ -154,7 +166,7 @@ async def test_a_405_says_which_methods_are_allowed(client: httpx.AsyncClient) -
 
 async def test_compress_needs_a_target_before_anything_runs(client: httpx.AsyncClient) -> None:
     response = await client.post(
-        "/v1/messages/compress", json={"messages": [{"role": "user", "content": "x"}]}
+        "/v1/users/alice/messages/compress", json={"messages": [{"role": "user", "content": "x"}]}
     )
     assert response.status_code == 422
     assert "target_count or budget_tokens" in response.json()["error"]["message"]

@@ -84,9 +84,9 @@ def test_every_v1_route_sync(live: LiveServer) -> None:
 
         assembled = memory.context(user, CHAT, 400, conversation_id="conv-1")
         assert ann["id"] in [m["id"] for m in assembled["memories"]]
-        scored = memory.score_messages(CHAT, conversation_id="conv-1")
+        scored = memory.score_messages(user, CHAT, conversation_id="conv-1")
         assert len(scored["scores"]) == len(CHAT)
-        compressed = memory.compress_messages(CHAT, target_count=3, conversation_id="conv-1")
+        compressed = memory.compress_messages(user, CHAT, target_count=3, conversation_id="conv-1")
         assert compressed["messages"][0]["role"] == "system"
 
         memory.forget(user, report)
@@ -99,8 +99,8 @@ def test_every_admin_route(live: LiveServer) -> None:
     user = "client-admin"
     with JarvisMemory(live.url, api_key=live.admin_key) as admin:
         stored = admin.remember(user, "I am allergic to peanuts", memory_type="constraint")
-        admin.score_messages(CHAT, conversation_id="conv-admin")
-        admin.compress_messages(CHAT, target_count=3, conversation_id="conv-admin")
+        admin.score_messages(user, CHAT, conversation_id="conv-admin")
+        admin.compress_messages(user, CHAT, target_count=3, conversation_id="conv-admin")
 
         users = admin.admin_users(limit=500)
         assert user in [u["user_id"] for u in users["items"]]
@@ -113,10 +113,10 @@ def test_every_admin_route(live: LiveServer) -> None:
         assert (run["status"], run["user_id"]) == ("succeeded", user)
         assert run["id"] in [j["id"] for j in admin.admin_jobs(limit=10)]
         assert admin.admin_stats()["memories"] >= 1
-        scores = admin.admin_message_scores("conv-admin", limit=2)
+        scores = admin.admin_message_scores(user, "conv-admin", limit=2)
         assert [s["message_index"] for s in scores["items"]] == [0, 1]
         assert scores["next_cursor"] == 1
-        assert len(admin.admin_compressions("conv-admin", limit=5)) == 1
+        assert len(admin.admin_compressions(user, "conv-admin", limit=5)) == 1
 
 
 def test_errors_are_typed_from_the_error_json(live: LiveServer) -> None:

@@ -29,7 +29,7 @@ async def state(
 
 
 async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) -> None:
-    async with Client(build_mcp_server(lambda: state)) as mcp:
+    async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         refused = await mcp.call_tool(
             "correct_fact", {"user_id": "u", "memory_id": 12345, "correction": "I moved"}
         )
@@ -39,7 +39,7 @@ async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) 
 
 
 async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
-    async with Client(build_mcp_server(lambda: state)) as mcp:
+    async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         for arguments in (
             {"content": "   "},  # blank
             {"content": "a\x00b"},  # NUL
@@ -57,7 +57,7 @@ async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
 async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_recall(
     state: AppState,
 ) -> None:
-    async with Client(build_mcp_server(lambda: state)) as mcp:
+    async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         old = structured(
             await mcp.call_tool(
                 "remember",
@@ -107,7 +107,7 @@ async def test_a_user_s_server_reaches_only_that_user(state: AppState) -> None:
         # still reads alice's memories (the SDK drops unknown arguments).
         sneaky = structured(await alice.call_tool("list_memories", {"user_id": "bob"}))
         assert [m["content"] for m in sneaky["items"]] == ["Alice likes tea"]
-    async with Client(build_mcp_server(lambda: state)) as anyone:
+    async with Client(build_mcp_server(lambda: state, scoped=False)) as anyone:
         bob = structured(await anyone.call_tool("list_memories", {"user_id": "bob"}))
         assert bob["items"] == []
         alice_items = structured(await anyone.call_tool("list_memories", {"user_id": "alice"}))
@@ -154,7 +154,7 @@ def test_building_the_server_leaves_the_root_logger_alone(state: AppState) -> No
     for handler in handlers:
         root.removeHandler(handler)
     try:
-        build_mcp_server(lambda: state)
+        build_mcp_server(lambda: state, scoped=False)
         assert (root.handlers, root.level) == ([], level)
     finally:
         for handler in root.handlers:

@@ -144,3 +144,57 @@ async def test_postings_rekeyed_by_length_keep_their_rows_both_ways(
         downgraded = await _postings_key(url)
     assert upgraded == (["user_id", "term", "doc_length", "memory_id"], [("oslo", 1, 1)])
     assert downgraded == (["user_id", "term", "memory_id"], [("oslo", 1, 1)])
+
+
+_INSERT_SCORE = text(
+    "INSERT INTO message_scores (conversation_id, message_index, role, content_hash,"
+    " task_hash, task_type, total, dimensions, confidence, method, scored_at)"
+    " VALUES ('c1', 0, 'user', 'h', 't', 'default', 5.0, '{}', 0.9, 'rule',"
+    " '2026-01-01 00:00:00')"
+)
+_INSERT_COMPRESSION = text(
+    "INSERT INTO message_compressions (conversation_id, created_at, task_hash, from_count,"
+    " to_count, from_tokens, to_tokens, compression_rate, preserve_recent, kept, dropped)"
+    " VALUES ('c1', '2026-01-01 00:00:00', 't', 2, 1, 20, 10, 0.5, 0, '[0]', '[1]')"
+)
+
+
+async def _owners(url: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    engine = build_engine(url)
+    try:
+        async with engine.connect() as conn:
+            scores = await conn.execute(text("SELECT user_id, conversation_id FROM message_scores"))
+            history = await conn.execute(
+                text("SELECT user_id, conversation_id FROM message_compressions")
+            )
+            return [tuple(r) for r in scores], [tuple(r) for r in history]
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_unowned_message_scores_go_to_the_legacy_owner_and_back(
+    backend: str, tmp_path: Path
+) -> None:
+    """5c1e7a9b3d20 → a29e51c0d7b4 gives rows written without an owner to _legacy_shared;
+    downgrading drops the owner again and keeps the rows."""
+    async with fresh_database(backend, tmp_path) as url:
+        await migrate(url, "5c1e7a9b3d20")
+        engine = build_engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(_INSERT_SCORE)
+                await conn.execute(_INSERT_COMPRESSION)
+        finally:
+            await engine.dispose()
+        await migrate(url, "a29e51c0d7b4")
+        upgraded = await _owners(url)
+        await asyncio.to_thread(command.downgrade, alembic_config(url), "5c1e7a9b3d20")
+        engine = build_engine(url)
+        try:
+            async with engine.connect() as conn:
+                kept = (await conn.execute(text("SELECT count(*) FROM message_scores"))).scalar()
+        finally:
+            await engine.dispose()
+    assert upgraded == ([("_legacy_shared", "c1")], [("_legacy_shared", "c1")])
+    assert kept == 1

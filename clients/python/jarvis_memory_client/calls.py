@@ -159,12 +159,12 @@ def context(
     return Call("POST", f"{_user(user_id)}/context", body)
 
 
-def score_messages(messages: list[ChatMessage], options: Json) -> Call[Json]:
-    return Call("POST", "/v1/messages/score", {"messages": messages, **options})
+def score_messages(user_id: str, messages: list[ChatMessage], options: Json) -> Call[Json]:
+    return Call("POST", f"{_user(user_id)}/messages/score", {"messages": messages, **options})
 
 
-def compress_messages(messages: list[ChatMessage], options: Json) -> Call[Json]:
-    return Call("POST", "/v1/messages/compress", {"messages": messages, **options})
+def compress_messages(user_id: str, messages: list[ChatMessage], options: Json) -> Call[Json]:
+    return Call("POST", f"{_user(user_id)}/messages/compress", {"messages": messages, **options})
 
 
 # /admin
@@ -202,13 +202,19 @@ def admin_stats() -> Call[Json]:
     return Call("GET", "/admin/stats")
 
 
-def admin_message_scores(conversation_id: str, limit: int | None, after: int | None) -> Call[Json]:
-    path = f"/admin/conversations/{quote(conversation_id, safe='')}/message-scores"
+def _admin_conversation(user_id: str, conversation_id: str) -> str:
+    return f"/admin/users/{quote(user_id, safe='')}/conversations/{quote(conversation_id, safe='')}"
+
+
+def admin_message_scores(
+    user_id: str, conversation_id: str, limit: int | None, after: int | None
+) -> Call[Json]:
+    path = f"{_admin_conversation(user_id, conversation_id)}/message-scores"
     return Call("GET", path, params=_given(limit=limit, after=after))
 
 
-def admin_compressions(conversation_id: str, limit: int | None) -> Call[list[Json]]:
-    path = f"/admin/conversations/{quote(conversation_id, safe='')}/compressions"
+def admin_compressions(user_id: str, conversation_id: str, limit: int | None) -> Call[list[Json]]:
+    path = f"{_admin_conversation(user_id, conversation_id)}/compressions"
     return Call("GET", path, params=_given(limit=limit))
 
 

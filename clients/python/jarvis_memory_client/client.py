@@ -209,13 +209,15 @@ class JarvisMemory:
         (``options``: the other fields of ``POST /v1/users/{id}/context``)."""
         return self.send(calls.context(user_id, messages, budget_tokens, options))
 
-    def score_messages(self, messages: list[ChatMessage], **options: Any) -> Json:
-        """A 0-10 importance per message (``POST /v1/messages/score``)."""
-        return self.send(calls.score_messages(messages, options))
+    def score_messages(self, user_id: str, messages: list[ChatMessage], **options: Any) -> Json:
+        """A 0-10 importance per message of the user's conversation
+        (``POST /v1/users/{id}/messages/score``)."""
+        return self.send(calls.score_messages(user_id, messages, options))
 
-    def compress_messages(self, messages: list[ChatMessage], **options: Any) -> Json:
-        """Keep what matters within a count or budget (``POST /v1/messages/compress``)."""
-        return self.send(calls.compress_messages(messages, options))
+    def compress_messages(self, user_id: str, messages: list[ChatMessage], **options: Any) -> Json:
+        """Keep what matters within a count or budget
+        (``POST /v1/users/{id}/messages/compress``)."""
+        return self.send(calls.compress_messages(user_id, messages, options))
 
     # /admin (an admin key)
 
@@ -253,14 +255,21 @@ class JarvisMemory:
         return self.send(calls.admin_stats())
 
     def admin_message_scores(
-        self, conversation_id: str, *, limit: int | None = None, after: int | None = None
+        self,
+        user_id: str,
+        conversation_id: str,
+        *,
+        limit: int | None = None,
+        after: int | None = None,
     ) -> Json:
-        """A conversation's persisted message scores."""
-        return self.send(calls.admin_message_scores(conversation_id, limit, after))
+        """A user's conversation's persisted message scores."""
+        return self.send(calls.admin_message_scores(user_id, conversation_id, limit, after))
 
-    def admin_compressions(self, conversation_id: str, *, limit: int | None = None) -> list[Json]:
-        """A conversation's compression runs, newest first."""
-        return self.send(calls.admin_compressions(conversation_id, limit))
+    def admin_compressions(
+        self, user_id: str, conversation_id: str, *, limit: int | None = None
+    ) -> list[Json]:
+        """A user's conversation's compression runs, newest first."""
+        return self.send(calls.admin_compressions(user_id, conversation_id, limit))
 
     # health
 

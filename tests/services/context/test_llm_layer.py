@@ -227,7 +227,7 @@ async def test_persisted_llm_answers_survive_a_restart(
             lifespan(app),
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
         ):
-            resp = await http.post("/v1/messages/score", json=payload)
+            resp = await http.post("/v1/users/alice/messages/score", json=payload)
             assert resp.status_code == 200, resp.text
             methods.append([s["method"] for s in resp.json()["scores"]])
     assert methods == [["rule", "llm", "rule", "llm"], ["rule", "cache", "rule", "cache"]]

@@ -184,3 +184,23 @@ async def test_same_words_in_another_order_or_another_number_do_not_merge(
     c = await services.add("u", "My locker code is 4812")
     d = await services.add("u", "My locker code is 4813")
     assert len({a.id, b.id, c.id, d.id}) == 4
+
+
+async def test_an_unknown_memory_type_is_refused_by_the_service_itself(
+    services: Services,
+) -> None:
+    """Every caller (CLI, MCP, importers, routes) goes through the one check (issue 29):
+    an unknown type is refused before anything is written, on add, batch and edit."""
+    memory = await services.add("u", "I keep notes in Obsidian", memory_type="fact")
+    async with services.db.unit_of_work() as session:
+        service = MemoryService(session, services.settings, services.analyzer, services.clock)
+        with pytest.raises(InvalidInput, match="memory_type must be one of: fact, preference"):
+            await service.add("u", NewMemory(content="hi", memory_type="note"))
+        with pytest.raises(InvalidInput, match="memory_type"):
+            await service.add_many("u", [NewMemory(content="hi", memory_type="note")])
+        with pytest.raises(InvalidInput, match="memory_type"):
+            await service.update("u", memory.id, MemoryChanges(memory_type="note"))
+    stored = await services.get("u", memory.id)
+    assert stored.memory_type == "fact"
+    hits = await services.recall("u", "notes")
+    assert [(h.memory.id, h.memory.memory_type) for h in hits] == [(memory.id, "fact")]

@@ -1,0 +1,1 @@
+"""Who may call: API keys and the users each one reaches."""
