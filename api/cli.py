@@ -255,7 +255,12 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
         async with db.unit_of_work() as session:
             service = RecallService(session, settings, analyzer, utcnow)
             return await service.recall_memories(
-                args.user, args.query, args.top_k, explain=args.explain, track=not args.no_track
+                args.user,
+                args.query,
+                args.top_k,
+                explain=args.explain,
+                track=not args.no_track,
+                min_confidence=args.min_confidence,
             )
 
     hits = await _with_db(settings, work)
@@ -268,6 +273,9 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
                 "score": h.score,
                 "relevance": h.relevance,
                 "importance": h.importance,
+                "confidence": h.confidence,
+                "evidence": h.evidence.as_dict() if h.evidence else None,
+                "counted": h.counted,
                 "memory": memory_out(h.memory).model_dump(mode="json"),
                 **({"explanation": h.explanation} if h.explanation else {}),
             }

@@ -97,6 +97,13 @@ def _recall(parser: argparse.ArgumentParser) -> None:
         help="say why each memory ranked where it did (signals, matched terms, importance)",
     )
     parser.add_argument("--no-track", action="store_true", help="leave recall counts alone")
+    parser.add_argument(
+        "--min-confidence",
+        type=float,
+        default=None,
+        metavar="C",
+        help="leave out hits of lower confidence, 0-1 (default RECALL_MIN_CONFIDENCE)",
+    )
     _json_flag(parser)
 
 

@@ -15,13 +15,20 @@ NOW = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
 
 def bench_settings(database_url: str = "sqlite://") -> Settings:
-    """The service's settings from the environment, minus .env, scheduler and auth."""
+    """The service's settings from the environment, minus .env, scheduler and auth.
+
+    A tracked recall counts every hit it returns: by default it counts only the hits it
+    is nearly sure of (RECALL_COUNT_MIN_CONFIDENCE), which the bench's generated queries
+    seldom are, and the bench measures the write path a tracked recall (or a frontend's
+    POST …/memories/used) takes at its worst, as before issue 28.
+    """
     return Settings(
         _env_file=None,
         scheduler_enabled=False,
         database_url=database_url,
         jarvis_api_keys=[],
         jarvis_admin_keys=[],
+        recall_count_min_confidence=0.0,
     )
 
 

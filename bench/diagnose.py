@@ -183,11 +183,6 @@ async def diagnose(
     (counted as recalled with ``track``: the tenant's counts and scores change)."""
     async with scratch_tenant(backend, size, seed, pg_server) as tenant:
         db, settings, analyzer, user = tenant.db, tenant.settings, tenant.analyzer, tenant.user
-        if track:
-            # Every hit counts, as a frontend's POST …/memories/used would count them: a
-            # tracked recall counts only confident hits (RECALL_COUNT_MIN_CONFIDENCE), and
-            # the bench's generated queries seldom are, so the counting's cost would vanish.
-            settings = settings.model_copy(update={"recall_count_min_confidence": 0.0})
         clock = StatementClock(db)
 
         def service_for(session: AsyncSession) -> RecallService:

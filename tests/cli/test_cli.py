@@ -46,9 +46,15 @@ async def test_migrate_add_recall_rescore_stats(
         assert code == 0
         assert hits[0]["memory"]["id"] == added["id"]
         assert hits[0]["memory"]["recall_count"] == 1
+        assert (hits[0]["counted"], hits[0]["confidence"] >= 0.95) == (True, True)
+        assert hits[0]["evidence"]["query_dependent"]["terms"]
         assert "explanation" in hits[0]
         code, out = await _run(capsys, "recall", "carol", "杭州", "--no-track")
         assert json.loads(out)[0]["memory"]["recall_count"] == 1
+        code, out = await _run(
+            capsys, "recall", "carol", "杭州", "--no-track", "--min-confidence", "1"
+        )
+        assert json.loads(out) == []
         code, out = await _run(capsys, "rescore", "--user", "carol")
         run = json.loads(out)
         assert (code, run["status"], run["rows"], run["trigger"]) == (0, "succeeded", 1, "cli")
