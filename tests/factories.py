@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from models import UserMemory
+from sqlalchemy import delete
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from models import MemoryTermStat, MemoryUser, UserMemory
 from services.core.clock import Clock
 from services.core.db import Database
 from services.core.settings import Settings
@@ -58,3 +61,12 @@ class Counted:
 
     def advance(self, amount: int = 1) -> None:
         self.done += amount
+
+
+async def delete_users(session: AsyncSession, *users: str) -> None:
+    """Remove what tests with real commits wrote for ``users``: their memories (postings,
+    topics, links and vectors go with them), their counters and their term statistics
+    (a bulk delete does not lower document frequencies, so a later test's BM25 would
+    weigh terms by memories that are gone)."""
+    for table in (UserMemory, MemoryUser, MemoryTermStat):
+        await session.execute(delete(table).where(table.user_id.in_(users)))

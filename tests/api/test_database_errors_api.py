@@ -14,18 +14,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import delete, text
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
-from models import MemoryUser, UserMemory
 from services.core.db import Database, build_engine, is_contention
 from services.core.settings import Settings
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database
+from tests.factories import delete_users
 from tests.timing import lifespan, scaled
 
 USER = "busy-database"
@@ -37,8 +37,7 @@ async def real_db(engine: AsyncEngine) -> AsyncIterator[Database]:
     database = Database(engine)
     yield database
     async with database.unit_of_work() as session:
-        await session.execute(delete(UserMemory).where(UserMemory.user_id == USER))
-        await session.execute(delete(MemoryUser).where(MemoryUser.user_id == USER))
+        await delete_users(session, USER)
 
 
 @pytest.fixture

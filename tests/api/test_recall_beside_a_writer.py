@@ -12,16 +12,15 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
-from models import MemoryUser, UserMemory
 from services.core.db import Database
 from services.core.settings import Settings
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
+from tests.factories import delete_users
 from tests.timing import lifespan, scaled
 
 USER, WRITER = "beside-a-writer", "beside-a-writer-2"
@@ -32,9 +31,7 @@ async def real_db(engine: AsyncEngine) -> AsyncIterator[Database]:
     database = Database(engine)
     yield database
     async with database.unit_of_work() as session:
-        for user in (USER, WRITER):
-            await session.execute(delete(UserMemory).where(UserMemory.user_id == user))
-            await session.execute(delete(MemoryUser).where(MemoryUser.user_id == user))
+        await delete_users(session, USER, WRITER)
 
 
 async def test_recall_answers_while_a_writer_holds_the_lock_and_counts_after_it(

@@ -11,7 +11,7 @@ from sqlalchemy import delete, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from models import JobRun, MemoryUser, UserMemory
+from models import JobRun, UserMemory
 from services.core.db import Database
 from services.core.settings import Settings
 from services.recall.recall_service import RecallService
@@ -23,6 +23,7 @@ from services.scoring.jobs import run_rescore
 from services.scoring.scorer import ImportanceScorer
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
+from tests.factories import delete_users
 from tests.services.core.pg_waits import backend_pid, blocked_by
 
 USER = "concurrency-user"
@@ -36,8 +37,7 @@ async def real_db(engine: AsyncEngine) -> AsyncIterator[Database]:
     database = Database(engine)
     yield database
     async with database.unit_of_work() as session:
-        await session.execute(delete(UserMemory).where(UserMemory.user_id == USER))
-        await session.execute(delete(MemoryUser).where(MemoryUser.user_id == USER))
+        await delete_users(session, USER)
         await session.execute(delete(JobRun))
 
 
@@ -137,7 +137,10 @@ async def test_twenty_concurrent_counts_in_autocommit_lose_nothing(
     # the count is atomic and the score is computed from the row the count left.
     # A threshold far above the counts keeps the frequency component from saturating,
     # so a score computed from a stale count would show.
-    settings = settings.model_copy(update={"frequency_threshold": 100.0})
+    # Every hit counts (what counts has a confidence floor): this is about the counting.
+    settings = settings.model_copy(
+        update={"frequency_threshold": 100.0, "recall_count_min_confidence": 0.0}
+    )
     async with real_db.unit_of_work() as session:
         service = MemoryService(session, settings, analyzer, clock)
         for content in ("the spare key is under the blue flowerpot", "the spare tyre is flat"):
