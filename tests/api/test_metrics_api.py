@@ -60,6 +60,9 @@ async def observed(
             "embedding_base_url": provider.base_url,
             "embedding_model": "toy",
             "embedding_timeout": ANSWER_TIMEOUT,
+            # Each write calls the provider itself (not the backfill job), so the failed
+            # call below is the write's own.
+            "embedding_at_write": True,
             "log_format": "json",
         }
     )
