@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import shutil
 import tempfile
@@ -39,7 +40,9 @@ from typing import Final
 
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
+from services.embeddings.service import Embeddings, build_embeddings
 from services.evaluation.command import migrate
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.locomo import _ingest as ingest_locomo
 from services.evaluation.locomo import load_locomo
 from services.evaluation.scenario_data import SCENARIO_DIR, load_people
@@ -72,45 +75,61 @@ def _rows(hits: Sequence[RecallHit], good: set[int], time_only: bool, source: st
     ]
 
 
-async def _ask(
-    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: StepClock, user: str, q: str
-) -> tuple[list[RecallHit], bool]:
+@dataclass(frozen=True)
+class Setup:
+    """What every question of the fit is asked with."""
+
+    db: Database
+    settings: Settings
+    analyzer: TextAnalyzer
+    embeddings: Embeddings | None = None
+
+    async def embed(self, clock: StepClock, user: str) -> None:
+        """As the server's backfill job would, once a user's memories are written."""
+        if self.embeddings is not None:
+            await embed_user(self.db, self.settings, clock, self.embeddings, user)
+
+
+async def _ask(setup: Setup, clock: StepClock, user: str, q: str) -> tuple[list[RecallHit], bool]:
+    db, settings, analyzer = setup.db, setup.settings, setup.analyzer
     async with db.unit_of_work() as session:
-        service = RecallService(session, settings, analyzer, clock)
+        semantic = setup.embeddings.source(session) if setup.embeddings is not None else None
+        service = RecallService(session, settings, analyzer, clock, semantic=semantic)
         hits = await service.recall_memories(user, q, TOP_K, track=False, min_confidence=0.0)
     return hits, understand(q, analyzer, clock()).pure_time
 
 
-async def scenario_rows(db: Database, settings: Settings, analyzer: TextAnalyzer) -> list[Row]:
+async def scenario_rows(setup: Setup) -> list[Row]:
     """Rows of every scenario question."""
     rows: list[Row] = []
     for person in load_people(SCENARIO_DIR):
         clock = StepClock(person.now)
-        by_memory = await ingest_person(db, settings, analyzer, clock, f"fit-{person.id}", person)
+        user = f"fit-{person.id}"
+        by_memory = await ingest_person(
+            setup.db, setup.settings, setup.analyzer, clock, user, person
+        )
+        await setup.embed(clock, user)
         for index, question in enumerate(person.questions):
             clock.now = person.now + timedelta(minutes=index)
             good = {mid for mid, ids in by_memory.items() if ids & question.acceptable}
-            hits, pure = await _ask(
-                db, settings, analyzer, clock, f"fit-{person.id}", question.text
-            )
+            hits, pure = await _ask(setup, clock, user, question.text)
             rows += _rows(hits, good, pure, "scenarios")
     return rows
 
 
-async def locomo_rows(
-    db: Database, settings: Settings, analyzer: TextAnalyzer, path: Path
-) -> list[Row]:
+async def locomo_rows(setup: Setup, path: Path) -> list[Row]:
     """Rows of every LoCoMo development question."""
     rows: list[Row] = []
     clock = StepClock(datetime(2024, 1, 1, tzinfo=UTC))
     for conversation in load_locomo(path):
         user = f"fit-locomo-{conversation.sample_id}"
         by_memory, _ = await ingest_locomo(
-            db, (settings, analyzer, clock), user, conversation.turns, None
+            setup.db, (setup.settings, setup.analyzer, clock), user, conversation.turns, None
         )
+        await setup.embed(clock, user)
         for question in conversation.questions:
             good = {mid for mid, ids in by_memory.items() if ids & set(question.evidence)}
-            hits, pure = await _ask(db, settings, analyzer, clock, user, question.text)
+            hits, pure = await _ask(setup, clock, user, question.text)
             rows += _rows(hits, good, pure, "locomo")
     return rows
 
@@ -177,19 +196,27 @@ def calibration(rows: Sequence[Row], beta: Sequence[float]) -> list[tuple[float,
     ]
 
 
-async def collect(locomo: Path | None) -> list[Row]:
-    """Every row, from a temporary migrated SQLite database."""
+async def collect(locomo: Path | None, embedding: str = "none") -> list[Row]:
+    """Every row, from a temporary migrated SQLite database; with ``embedding`` (a
+    provider, as ``eval --embedding``) the memories are embedded and recall has its
+    semantic source."""
     tmp = Path(tempfile.mkdtemp(prefix="jarvis-fit-"))
     url = f"sqlite+aiosqlite:///{(tmp / 'fit.db').as_posix()}"
     settings = Settings()
+    if embedding != "none":
+        settings = settings.model_copy(update={"embedding_provider": embedding})
     db = Database(build_engine(url))
     try:
         await migrate(url)
         analyzer = TextAnalyzer(settings)
         await asyncio.to_thread(analyzer.warm)
-        rows = await scenario_rows(db, settings, analyzer)
+        embeddings = build_embeddings(settings)
+        if embeddings is not None and not await embeddings.warm():
+            raise RuntimeError(f"embedding model {settings.embedding_model!r} cannot be loaded")
+        setup = Setup(db, settings, analyzer, embeddings)
+        rows = await scenario_rows(setup)
         if locomo is not None:
-            rows += await locomo_rows(db, settings, analyzer, locomo)
+            rows += await locomo_rows(setup, locomo)
         return rows
     finally:
         await db.dispose()
@@ -201,8 +228,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=LOCOMO_DEV, help="LoCoMo dev JSON")
     parser.add_argument("--no-locomo", action="store_true", help="the scenarios alone")
+    parser.add_argument(
+        "--embedding",
+        choices=("none", "local", "openai"),
+        default="none",
+        help="embed the memories and recall with a semantic source (as eval --embedding)",
+    )
+    parser.add_argument("--rows", type=Path, help="also write every row here (JSON lines)")
     args = parser.parse_args(argv)
-    rows = asyncio.run(collect(None if args.no_locomo else args.locomo))
+    rows = asyncio.run(collect(None if args.no_locomo else args.locomo, args.embedding))
+    if args.rows is not None:
+        args.rows.write_text(
+            "".join(json.dumps({"x": r.x, "y": r.y, "source": r.source}) + "\n" for r in rows)
+        )
     beta = fit(rows)
     sources = sorted({r.source for r in rows})
     lead = len(sources)

@@ -33,7 +33,7 @@ from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
 
 # A semantic similarity below this is no evidence: the embedders offered
 # (services/embeddings) give unrelated sentences 0.1-0.3.
-SEMANTIC_FLOOR = 0.5
+SEMANTIC_FLOOR = 0.2
 # A time match below this is no evidence: the memory was said more than one half-life
 # (RECALL_TEMPORAL_HALF_LIFE_DAYS) outside the query's time span.
 TIME_FLOOR = 0.5

@@ -52,6 +52,7 @@ from services.core.errors import InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
+from services.embeddings.nearest import relative_to_best
 from services.recall.confidence import confidence
 from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
@@ -131,10 +132,11 @@ class _Candidates:
 
     lexical: _Lexical
     relevance: dict[int, float]  # BM25 / the best BM25
-    similar: dict[int, float]  # semantic similarity
+    similar: dict[int, float]  # the semantic source's cosine (evidence)
     continuity: dict[int, Continuity]
     rows: dict[int, MemorySketch]
     feelings: dict[int, float] = field(default_factory=dict)  # feeling_match
+    semantic: dict[int, float] = field(default_factory=dict)  # relative to the best (ranking)
 
 
 class RecallService:
@@ -436,7 +438,10 @@ class RecallService:
                 if (value := feeling_match(understood.feelings, tags)) > 0:
                     feelings[sketch.id] = value
                     rows.setdefault(sketch.id, sketch)
-        return _Candidates(lexical, relevance, similar, continuity, rows, feelings)
+        semantic = relative_to_best(
+            [(v, mid) for mid, v in similar.items()], self.settings.embedding_similarity_scale
+        )
+        return _Candidates(lexical, relevance, similar, continuity, rows, feelings, semantic)
 
     def _signal_table(
         self,
@@ -456,8 +461,8 @@ class RecallService:
             "lexical": {mid: pool.relevance.get(mid, 0.0) for mid in rows},
             "importance": {mid: m.importance_score for mid, m in rows.items()},
         }
-        if pool.similar:
-            table["semantic"] = {mid: v for mid, v in pool.similar.items() if mid in rows}
+        if pool.semantic:
+            table["semantic"] = {mid: v for mid, v in pool.semantic.items() if mid in rows}
         if pool.continuity:
             table["continuity"] = {
                 mid: c.value for mid, c in pool.continuity.items() if mid in rows
