@@ -49,6 +49,7 @@ from services.evaluation.scenario_data import SCENARIO_DIR, load_people
 from services.evaluation.scenario_run import StepClock
 from services.evaluation.scenario_run import _ingest as ingest_person
 from services.recall.confidence import FEATURES, features, logistic
+from services.recall.evidence import SEMANTIC_UNRELATED
 from services.recall.ranking.understanding import understand
 from services.recall.recall_service import RecallHit, RecallService
 from services.text.analysis import TextAnalyzer
@@ -235,8 +236,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="embed the memories and recall with a semantic source (as eval --embedding)",
     )
     parser.add_argument("--rows", type=Path, help="also write every row here (JSON lines)")
+    parser.add_argument(
+        "--from-rows", type=Path, nargs="+", help="fit rows written by --rows, asking nothing"
+    )
     args = parser.parse_args(argv)
-    rows = asyncio.run(collect(None if args.no_locomo else args.locomo, args.embedding))
+    if args.from_rows:
+        rows = [_row(line) for path in args.from_rows for line in path.read_text().splitlines()]
+    else:
+        rows = asyncio.run(collect(None if args.no_locomo else args.locomo, args.embedding))
     if args.rows is not None:
         args.rows.write_text(
             "".join(json.dumps({"x": r.x, "y": r.y, "source": r.source}) + "\n" for r in rows)
@@ -247,8 +254,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("rows: " + ", ".join(f"{s} {sum(r.source == s for r in rows)}" for s in sources))
     for s, b in zip(sources, beta, strict=False):
         print(f"intercept of {s}: {b:.3f}")
-    print(f"INTERCEPT: Final = {beta[sources.index('scenarios')]:.3f}")
-    print("COEFFICIENTS: Final = (" + ", ".join(f"{b:.3f}" for b in beta[lead:]) + ")")
+    name = "OFFLINE" if args.embedding == "none" else "WITH_SEMANTIC"
+    print(
+        f"{name}: Final = Fitted({beta[sources.index('scenarios')]:.3f}, ("
+        + ", ".join(f"{b:.3f}" for b in beta[lead:])
+        + "))"
+    )
     print("  " + ", ".join(f"{n} {b:.3f}" for n, b in zip(FEATURES, beta[lead:], strict=True)))
     for i, source in enumerate(sources):
         mine = [beta[i], *beta[lead:]]
@@ -262,7 +273,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             for p in [logistic(sum(b * v for b, v in zip(mine, (1.0, *r.x), strict=True)))]
         ) / max(len(picked), 1)
         print(f"  log loss {loss:.4f}")
+    print_similarities(rows)
     return 0
+
+
+def _row(line: str) -> Row:
+    found = json.loads(line)
+    return Row(tuple(float(v) for v in found["x"]), bool(found["y"]), str(found["source"]))
+
+
+def print_similarities(rows: Sequence[Row]) -> None:
+    """How many hits whose only evidence is a similarity were acceptable, by cosine
+    (a twentieth wide): where SEMANTIC_FLOOR is read from."""
+    alone = FEATURES.index("semantic_alone")
+    for source in sorted({r.source for r in rows}):
+        bins: dict[int, list[int]] = {}
+        for r in rows:
+            if r.source == source and r.x[alone] > 0:
+                cosine = r.x[alone] + SEMANTIC_UNRELATED
+                bins.setdefault(int(cosine * 20), [0, 0])[r.y] += 1
+        if bins:
+            print(f"similarity alone on {source} (cosine from: acceptable / not):")
+            for b, (bad, good) in sorted(bins.items()):
+                print(f"  {b / 20:.2f}  {good} / {bad}")
 
 
 if __name__ == "__main__":

@@ -28,9 +28,10 @@ the embedders of services/embeddings) gives about 0.5.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
-from services.recall.evidence import Evidence
+from services.recall.evidence import SEMANTIC_UNRELATED, Evidence
 
 FEATURES: Final = (
     "term_coverage",  # the query's term weight the memory holds
@@ -39,16 +40,32 @@ FEATURES: Final = (
     "time",  # a time expression beside content words
     "time_only",  # a time expression and nothing else to look for
     "feeling",
-    "semantic",
+    "semantic",  # the similarity above unrelated text's (SEMANTIC_UNRELATED)
+    "semantic_alone",  # the same, for a hit with no other evidence of its own
     "context",  # a neighbour's continuity, for a hit with no evidence of its own
 )
-INTERCEPT: Final = -2.183
-COEFFICIENTS: Final = (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 3.0, 1.941)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """An intercept and a coefficient per feature (``FEATURES`` order)."""
+
+    intercept: float
+    coefficients: tuple[float, ...]
+
+
+# Recall without a semantic source (the offline default): no row had a similarity, so
+# the two semantic coefficients are 0.
+OFFLINE: Final = Fitted(-2.183, (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 0.0, 0.0, 1.941))
+# Recall with one (the bundled model): every memory now has a similarity, and a lexical
+# match is surer when it is also similar, so each feature weighs differently.
+WITH_SEMANTIC: Final = Fitted(-2.54, (2.27, 0.34, 1.91, 3.0, 6.75, 4.54, 10.28, 2.64, 1.88))
 
 
 def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
     """The hit's feature vector, in ``FEATURES`` order."""
     e = evidence
+    beyond = max(0.0, e.semantic - SEMANTIC_UNRELATED)
     return (
         e.term_coverage,
         e.relevance,
@@ -56,7 +73,8 @@ def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
         0.0 if time_only else e.time,
         e.time if time_only else 0.0,
         e.feeling,
-        e.semantic,
+        beyond,
+        beyond if e.semantic_alone else 0.0,
         0.0 if e.own else e.continuity,
     )
 
@@ -69,7 +87,11 @@ def logistic(z: float) -> float:
     return ez / (1.0 + ez)
 
 
-def confidence(evidence: Evidence, time_only: bool) -> float:
-    """The fitted chance that a hit with this evidence is acceptable."""
+def confidence(evidence: Evidence, time_only: bool, semantic: bool = False) -> float:
+    """The fitted chance that a hit with this evidence is acceptable, by the constants
+    fitted with a semantic source (``semantic``: recall asked one and it answered) or
+    without."""
+    fitted = WITH_SEMANTIC if semantic else OFFLINE
     x = features(evidence, time_only)
-    return logistic(INTERCEPT + sum(b * v for b, v in zip(COEFFICIENTS, x, strict=True)))
+    z = fitted.intercept + sum(b * v for b, v in zip(fitted.coefficients, x, strict=True))
+    return logistic(z)

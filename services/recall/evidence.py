@@ -31,9 +31,14 @@ from dataclasses import dataclass, field
 
 from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
 
-# A semantic similarity below this is no evidence: the embedders offered
-# (services/embeddings) give unrelated sentences 0.1-0.3.
-SEMANTIC_FLOOR = 0.2
+# The bundled model's centred cosine of unrelated text is about 0-0.2
+# (EMBEDDING_MIN_SIMILARITY, below which the source returns nothing): confidence weighs
+# only the similarity above it (services/recall/confidence.py).
+SEMANTIC_UNRELATED = 0.2
+# A similarity alone (no term, phrase, time or feeling) is evidence from this cosine
+# up. On the scenarios with the bundled model (python -m services.evaluation.
+# confidence_fit --embedding local), the hits with nothing but a similarity: TODO.
+SEMANTIC_FLOOR = 0.35
 # A time match below this is no evidence: the memory was said more than one half-life
 # (RECALL_TEMPORAL_HALF_LIFE_DAYS) outside the query's time span.
 TIME_FLOOR = 0.5
@@ -108,6 +113,13 @@ class Evidence:
             or self.time >= TIME_FLOOR
             or self.feeling > 0
             or self.semantic >= SEMANTIC_FLOOR
+        )
+
+    @property
+    def semantic_alone(self) -> bool:
+        """Its own evidence is a similarity and nothing else."""
+        return self.semantic >= SEMANTIC_FLOOR and not (
+            self.terms or self.phrase > 0 or self.time >= TIME_FLOOR or self.feeling > 0
         )
 
     @property
