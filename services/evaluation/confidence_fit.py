@@ -1,6 +1,6 @@
 """Fit recall's confidence (services/recall/confidence.py) on the development data.
 
-    python -m services.evaluation.confidence_fit [--locomo PATH]
+    python -m services.evaluation.confidence_fit [--locomo PATH] [--embedding local]
 
 Every scenario question (services/evaluation/scenarios) and every LoCoMo development
 question is asked once, untracked, with ``top_k`` 10 and ``min_confidence`` 0, on a fresh
@@ -19,9 +19,12 @@ uses. The constants it prints go into services/recall/confidence.py, and the tab
 beside them say how well they are calibrated (mean confidence against the share
 acceptable, by tenth of confidence; LoCoMo's with its own intercept).
 
-No data set has a semantic source (the offline default), so the fit cannot weigh
-semantic similarity: its coefficient is left at the prior services/recall/confidence.py
-documents.
+Without a semantic source (the offline default) the fit prints ``OFFLINE``; with
+``--embedding local`` the memories are embedded by the backfill job (as the evals and
+the server do), recall asks the bundled model, and it prints ``WITH_SEMANTIC``. It also
+prints, for the hits whose only evidence is a similarity, how many were acceptable by
+cosine (where services/recall/evidence.py's ``SEMANTIC_FLOOR`` was read from; lower the
+floor to see below it). ``--rows`` writes the rows, ``--from-rows`` refits them.
 """
 
 from __future__ import annotations
