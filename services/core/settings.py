@@ -334,7 +334,8 @@ class Settings(BaseSettings):
     # of count: on the scenarios' tracked run, a floor of 0.5 counted 20 recalls to
     # memories that were not acceptable for their question, 0.8 two, 0.9 one ("What
     # does Lena do?" → "Lena and I are thinking of getting a dog", 0.901), 0.95 none (and
-    # 71 to acceptable ones). What a frontend used, it reports (POST …/memories/used).
+    # 71 to acceptable ones; with the bundled model and its own confidence constants,
+    # none and 123). What a frontend used, it reports (POST …/memories/used).
     recall_count_min_confidence: float = Field(
         default=0.95,
         ge=0,

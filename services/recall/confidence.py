@@ -8,29 +8,39 @@ on, about half the hits with that evidence were acceptable results for their que
 0.8, four in five. Importance, recency and how the hit ranks against the others play no
 part: a memory is not more likely to answer a question because it matters.
 
-Fitted by ``python -m services.evaluation.confidence_fit`` (a logistic regression with a
-small L2 penalty, Newton's method) on every hit returned at ``min_confidence`` 0 with
-top_k 10 for the scenario questions (434 hits; label: acceptable for its question,
-services/evaluation/scenarios) and the LoCoMo development split's questions (9,956 hits;
-label: holds an evidence turn), each data set weighed equally and each with an intercept
-of its own; the scenarios' intercept is the one used here, since only they label what a
-person would accept (LoCoMo's evidence labels leave out acceptable neighbours). The
-printed constants are pasted here. On the scenario hits, the mean confidence per tenth
-against the share acceptable: 0.17/0.14, 0.25/0.14, 0.34/0.23, 0.44/0.45, 0.55/0.82,
-0.65/0.60, 0.75/0.92, 0.88/0.94, 0.98/1.00 (log loss 0.38). Any evidence of its own
-gives at least 1 / (1 + e^2.183) ≈ 0.10.
+Two sets of constants, one per way recall is served, each fitted by ``python -m
+services.evaluation.confidence_fit`` (a logistic regression with a small L2 penalty,
+Newton's method) on every hit returned at ``min_confidence`` 0 with top_k 10 for the
+scenario questions (label: acceptable for its question, services/evaluation/scenarios)
+and the LoCoMo development split's questions (label: holds an evidence turn), each data
+set weighed equally and each with an intercept of its own; the scenarios' intercept is
+the one used here, since only they label what a person would accept (LoCoMo's evidence
+labels leave out acceptable neighbours). The printed constants are pasted here.
 
-``semantic`` is not fitted (no data set had a semantic source: the offline default); its
-coefficient is a prior, set so that a similarity of 0.6 alone (a close paraphrase for
-the embedders of services/embeddings) gives about 0.5.
+- ``OFFLINE`` (no semantic source, the default; 434 + 9,956 hits): on the scenario hits,
+  mean confidence per tenth against the share acceptable 0.17/0.14, 0.25/0.14,
+  0.34/0.23, 0.44/0.45, 0.55/0.82, 0.65/0.60, 0.75/0.92, 0.88/0.94, 0.98/1.00 (log loss
+  0.38). Any evidence of its own gives at least 1 / (1 + e^2.183) ≈ 0.10.
+- ``WITH_SEMANTIC`` (``--embedding local``: the bundled model, the memories embedded by
+  the backfill job as the server does; 451 + 9,956 hits): 0.09/0.00, 0.14/0.03, 0.25/0.24,
+  0.35/0.22, 0.45/0.59, 0.55/0.59, 0.64/0.93, 0.75/0.79, 0.86/0.96, 0.98/0.99 (log loss
+  0.26). One set could not serve both: with a source every hit has some similarity and
+  a lexical match that is also similar is surer, so every coefficient moves (fitted on
+  both sets of hits together, the offline scenarios' hit@1 fell from 0.854 to 0.796).
+
+The similarity counts only above unrelated text's (``SEMANTIC_UNRELATED``): a similarity
+alone (no term, phrase, time or feeling) of 0.35 (``SEMANTIC_FLOOR``, below which it is
+no evidence) gives 0.36, 0.4 gives 0.51 and 0.5 gives 0.80. Which set applies is decided
+per recall: a source that fails is skipped and the offline constants used.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
-from services.recall.evidence import Evidence
+from services.recall.evidence import SEMANTIC_UNRELATED, Evidence
 
 FEATURES: Final = (
     "term_coverage",  # the query's term weight the memory holds
@@ -39,16 +49,34 @@ FEATURES: Final = (
     "time",  # a time expression beside content words
     "time_only",  # a time expression and nothing else to look for
     "feeling",
-    "semantic",
+    "semantic",  # the similarity above unrelated text's (SEMANTIC_UNRELATED)
+    "semantic_alone",  # the same, for a hit with no other evidence of its own
     "context",  # a neighbour's continuity, for a hit with no evidence of its own
 )
-INTERCEPT: Final = -2.183
-COEFFICIENTS: Final = (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 3.0, 1.941)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """An intercept and a coefficient per feature (``FEATURES`` order)."""
+
+    intercept: float
+    coefficients: tuple[float, ...]
+
+
+# Recall without a semantic source (the offline default): no row had a similarity, so
+# the two semantic coefficients are 0.
+OFFLINE: Final = Fitted(-2.183, (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 0.0, 0.0, 1.941))
+# Recall with one (the bundled model): every memory now has a similarity, and a lexical
+# match is surer when it is also similar, so each feature weighs differently.
+WITH_SEMANTIC: Final = Fitted(
+    -2.551, (2.277, 0.336, 1.911, 3.029, 6.782, 4.568, 10.400, 2.624, 2.350)
+)
 
 
 def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
     """The hit's feature vector, in ``FEATURES`` order."""
     e = evidence
+    beyond = max(0.0, e.semantic - SEMANTIC_UNRELATED)
     return (
         e.term_coverage,
         e.relevance,
@@ -56,7 +84,8 @@ def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
         0.0 if time_only else e.time,
         e.time if time_only else 0.0,
         e.feeling,
-        e.semantic,
+        beyond,
+        beyond if e.semantic_alone else 0.0,
         0.0 if e.own else e.continuity,
     )
 
@@ -69,7 +98,11 @@ def logistic(z: float) -> float:
     return ez / (1.0 + ez)
 
 
-def confidence(evidence: Evidence, time_only: bool) -> float:
-    """The fitted chance that a hit with this evidence is acceptable."""
+def confidence(evidence: Evidence, time_only: bool, semantic: bool = False) -> float:
+    """The fitted chance that a hit with this evidence is acceptable, by the constants
+    fitted with a semantic source (``semantic``: recall asked one and it answered) or
+    without."""
+    fitted = WITH_SEMANTIC if semantic else OFFLINE
     x = features(evidence, time_only)
-    return logistic(INTERCEPT + sum(b * v for b, v in zip(COEFFICIENTS, x, strict=True)))
+    z = fitted.intercept + sum(b * v for b, v in zip(fitted.coefficients, x, strict=True))
+    return logistic(z)

@@ -31,9 +31,17 @@ from dataclasses import dataclass, field
 
 from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
 
-# A semantic similarity below this is no evidence: the embedders offered
-# (services/embeddings) give unrelated sentences 0.1-0.3.
-SEMANTIC_FLOOR = 0.5
+# The bundled model's centred cosine of unrelated text is about 0-0.2
+# (EMBEDDING_MIN_SIMILARITY, below which the source returns nothing): confidence weighs
+# only the similarity above it (services/recall/confidence.py).
+SEMANTIC_UNRELATED = 0.2
+# A similarity alone (no term, phrase, time or feeling) is evidence from this cosine
+# up. Of the scenario hits with nothing but a similarity (python -m services.evaluation.
+# confidence_fit --embedding local, floor lowered to 0.2), acceptable / not by cosine:
+# 0.2-0.25 11/189, 0.25-0.3 4/64, 0.3-0.35 6/18, 0.35-0.4 4/7, from 0.4 5/0 (LoCoMo dev:
+# 19/243 below 0.35, 3/62 above). Below 0.35 most are filler; from it up they are about
+# even, and confidence (services/recall/confidence.py) weighs the rest.
+SEMANTIC_FLOOR = 0.35
 # A time match below this is no evidence: the memory was said more than one half-life
 # (RECALL_TEMPORAL_HALF_LIFE_DAYS) outside the query's time span.
 TIME_FLOOR = 0.5
@@ -108,6 +116,13 @@ class Evidence:
             or self.time >= TIME_FLOOR
             or self.feeling > 0
             or self.semantic >= SEMANTIC_FLOOR
+        )
+
+    @property
+    def semantic_alone(self) -> bool:
+        """Its own evidence is a similarity and nothing else."""
+        return self.semantic >= SEMANTIC_FLOOR and not (
+            self.terms or self.phrase > 0 or self.time >= TIME_FLOOR or self.feeling > 0
         )
 
     @property

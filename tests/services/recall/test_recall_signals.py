@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -156,15 +157,19 @@ async def test_a_semantic_source_adds_candidates_and_its_signal(
     tea = await services.add("u", "I drink green tea every morning")
     clock.advance(hours=1)
     beverage = await services.add("u", "Matcha latte is my favourite")
-    source = FixedSimilarity({beverage.id: 0.9, tea.id: 0.4})
+    # The source's cosines: ranked relative to the best, weighed as evidence as they are.
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58})
     hits = await _recall_with(services, source, "green tea")
     assert source.asked == [("u", "green tea")]
     assert ids(hits) == [tea.id, beverage.id]
     assert hits[1].relevance == 0.0
-    assert hits[1].signals["semantic"].value == 0.9
+    assert hits[1].signals["semantic"].value == 1.0
+    assert hits[0].signals["semantic"].value == pytest.approx(math.exp(-0.02 / 0.05))
     assert hits[1].score == pytest.approx(
-        0.9 * hits[1].signals["semantic"].weight + 0.1 * hits[1].importance
+        1.0 * hits[1].signals["semantic"].weight + 0.1 * hits[1].importance
     )
+    assert hits[1].evidence is not None
+    assert hits[1].evidence.semantic == 0.6
 
 
 async def test_a_failing_semantic_source_degrades_with_a_warning(
