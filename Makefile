@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 SCALE ?= small
+# pytest workers for `make test` (pytest-xdist; a file's tests stay on one worker). CI has 2 cores.
+TEST_WORKERS ?= 2
 # Where the LoCoMo and MemoryBank datasets are read from (never copied into the project).
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
@@ -37,7 +39,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy .
 
 test: lint typecheck ## ruff, import layers, mypy, then pytest with coverage (SQLite + $$TEST_DATABASE_URL)
-	$(BIN)/python -m pytest --cov --cov-report=term -p no:cacheprovider; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --cov --cov-report=term -p no:cacheprovider; \
 	status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
 fmt: $(STAMP)
