@@ -347,12 +347,13 @@ class RecallService:
             pool=s.recall_mmr_pool,
             limit=top_k + EVIDENCE_HEAD,
         )
-        evidence = await self._evidence(user_id, [mid for mid, _ in ordered], pool, understood)
+        evidence = await self._evidence(
+            user_id, [mid for mid, _ in ordered], pool, understood, table, now
+        )
         confident = {
             mid: confidence(e, understood.pure_time, pool.semantic_on)
             for mid, e in evidence.items()
         }
-        s = self.settings
         floor = {
             mid: min_confidence
             if min_confidence is not None
@@ -499,11 +500,20 @@ class RecallService:
         ids: list[int],
         pool: _Candidates,
         understood: QueryUnderstanding,
+        table: SignalTable,
+        now: datetime,
     ) -> dict[int, Evidence]:
         """Each of ``ids``' evidence (services/recall/evidence.py): the query terms it
         holds are read from its postings (a hit scored through the superseded memory it
-        replaced holds that memory's)."""
+        replaced holds that memory's). Phrase, time and recency values come from the
+        ranking's ``table`` where it has them (a signal the query type weighs 0 has no
+        column there, and is computed here)."""
         lexical, s = pool.lexical, self.settings
+
+        def ranked(name: str, mid: int) -> float | None:
+            values = table.get(name)
+            return values.get(mid) if values is not None else None
+
         unknown = unknown_term_idf(lexical.documents)
         # A word no memory holds weighs the most; an unheld character bigram or
         # character is left out (the fallbacks help a match, and across a question word
@@ -529,27 +539,37 @@ class RecallService:
             for terms in held.values():
                 terms.update(spelled_out(understood.terms, terms))
         phrases = understood.phrases if understood.phrases.total_weight > 0 else None
+        span = understood.time
         found: dict[int, Evidence] = {}
         for mid in ids:
             m = pool.rows[mid]
             around = pool.continuity.get(mid)
+            phrase = ranked("phrase", mid)
+            if phrase is None:
+                phrase = phrase_score(phrases, text_features(m.content)) if phrases else 0.0
+            time_match = ranked("temporal", mid)
+            if time_match is None:
+                time_match = (
+                    span.match(m.created_at, s.recall_temporal_half_life_days)
+                    if span is not None
+                    else 0.0
+                )
+            fresh = ranked("recency", mid)
+            if fresh is None:
+                fresh = recency(
+                    (now - m.created_at).total_seconds() / 86400.0,
+                    s.recall_recency_half_life_days,
+                )
             e = Evidence(
                 query,
                 terms=tuple(sorted(held.get(scored_as[mid], ()))),
                 relevance=pool.relevance.get(mid, 0.0),
-                phrase=phrase_score(phrases, text_features(m.content)) if phrases else 0.0,
-                time=(
-                    understood.time.match(m.created_at, s.recall_temporal_half_life_days)
-                    if understood.time is not None
-                    else 0.0
-                ),
+                phrase=phrase,
+                time=time_match,
                 feeling=pool.feelings.get(mid, 0.0),
                 semantic=pool.similar.get(mid, 0.0),
                 importance=m.importance_score,
-                recency=recency(
-                    (self.clock() - m.created_at).total_seconds() / 86400.0,
-                    s.recall_recency_half_life_days,
-                ),
+                recency=fresh,
                 continuity=around.value if around else 0.0,
             )
             if not e.own and around is not None:
