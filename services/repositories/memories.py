@@ -49,6 +49,17 @@ class MemorySketch(NamedTuple):
     memory_type: str
 
 
+# MemorySketch's fields, in order: what every recall candidate query reads.
+SKETCH_COLUMNS = (
+    UserMemory.id,
+    UserMemory.content,
+    UserMemory.importance_score,
+    UserMemory.created_at,
+    UserMemory.conversation_id,
+    UserMemory.memory_type,
+)
+
+
 class MemoryRepository:
     """Reads and writes ``user_memories`` and ``memory_users`` for one session."""
 
@@ -98,17 +109,9 @@ class MemoryRepository:
         ``current_only`` leaves superseded memories out (they count as missing).
         """
         m = UserMemory
-        columns = (
-            m.id,
-            m.content,
-            m.importance_score,
-            m.created_at,
-            m.conversation_id,
-            m.memory_type,
-        )
         found: dict[int, MemorySketch] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
-            stmt = select(*columns).where(
+            stmt = select(*SKETCH_COLUMNS).where(
                 m.user_id == user_id, self._ids(ids[start : start + IDS_PER_STATEMENT])
             )
             if current_only:
@@ -131,8 +134,7 @@ class MemoryRepository:
         ``limit`` (a range scan of ix_user_memories_user_created): recall's candidates
         for a query that names a day or a week."""
         m = UserMemory
-        columns = (m.id, m.content, m.importance_score, m.created_at, m.conversation_id)
-        stmt = select(*columns, m.memory_type).where(
+        stmt = select(*SKETCH_COLUMNS).where(
             m.user_id == user_id, m.created_at >= start, m.created_at < end
         )
         stmt = self._recall_filters(stmt, types, current_only)
@@ -151,15 +153,15 @@ class MemoryRepository:
         recall's candidates for a query that asks about urgency or a feeling. Read by the
         user's rows (no index leads with the emotion score; such queries are few)."""
         m = UserMemory
-        columns = (m.id, m.content, m.importance_score, m.created_at, m.conversation_id)
-        stmt = select(*columns, m.memory_type, m.emotion_tags).where(
+        stmt = select(*SKETCH_COLUMNS, m.emotion_tags).where(
             m.user_id == user_id, m.emotion_score > 0
         )
         stmt = self._recall_filters(stmt, types, current_only)
         rows = await self.session.execute(
             stmt.order_by(m.emotion_score.desc(), m.id.desc()).limit(limit)
         )
-        return [(MemorySketch(*row[:6]), list(row[6] or [])) for row in rows]
+        width = len(SKETCH_COLUMNS)
+        return [(MemorySketch(*row[:width]), list(row[width] or [])) for row in rows]
 
     @staticmethod
     def _recall_filters(stmt: Any, types: Sequence[str], current_only: bool) -> Any:
