@@ -277,7 +277,11 @@ class RecallService:
         missing = [i for i in unique if i not in found]
         if missing:
             raise MemoryNotFound(*missing)
-        await self.memories.count_recalls(self.settings, user_id, unique, self.clock())
+        rows = await self.memories.count_recalls(self.settings, user_id, unique, self.clock())
+        if rows is not None:  # PostgreSQL returns the counted rows: no second read
+            for i in rows:
+                refresh_from_row(found[i], rows[i])
+            return [found[i] for i in unique if i in rows]
         fresh = await self.memories.get_many(user_id, unique)
         return [fresh[i] for i in unique if i in fresh]
 
