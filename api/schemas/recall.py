@@ -51,7 +51,15 @@ QueryTypeName = Literal[
 
 
 SignalName = Literal[
-    "lexical", "phrase", "importance", "temporal", "recency", "continuity", "semantic", "feeling"
+    "lexical",
+    "phrase",
+    "importance",
+    "temporal",
+    "recency",
+    "continuity",
+    "semantic",
+    "cross_lingual",
+    "feeling",
 ]
 
 
@@ -139,7 +147,11 @@ class QueryDependentOut(BaseModel):
     phrase: float
     time: float = Field(description="fit of when it was said to the query's time (0: none)")
     feeling: float = Field(description="its emotion tags against the query's urgency/feeling")
-    semantic: float
+    semantic: float = Field(description="cosine similarity from the semantic source (0: none)")
+    other_language: bool = Field(
+        description="the memory is in the other language than the query (Chinese/English): "
+        "no word can match, and a similarity counts as evidence from a lower floor"
+    )
 
 
 class QueryIndependentOut(BaseModel):

@@ -62,6 +62,10 @@ class SignalWeights(BaseModel):
     recency: float = Field(default=0.0, ge=0)
     continuity: float = Field(default=0.0, ge=0)
     semantic: float = Field(default=0.0, ge=0)
+    # A memory in the other language than the query: its similarity relative to the best
+    # such memory, standing in for the lexical match it cannot have (services/recall/
+    # ranking/cross_lingual.py).
+    cross_lingual: float = Field(default=0.0, ge=0)
     # The query's urgency or feeling against the memory's emotion tags
     # (services/recall/ranking/feelings.py).
     feeling: float = Field(default=0.0, ge=0)
@@ -83,6 +87,8 @@ def _weights(
     semantic: float,
     feeling: float = FEELING_WEIGHT,
 ) -> SignalWeights:
+    """A query type's weights; ``cross_lingual`` weighs what ``lexical`` does, since it
+    stands in for it."""
     return SignalWeights(
         lexical=lexical,
         phrase=phrase,
@@ -91,6 +97,7 @@ def _weights(
         recency=recency,
         continuity=continuity,
         semantic=semantic,
+        cross_lingual=lexical,
         feeling=feeling,
     )
 
@@ -226,43 +233,48 @@ class Settings(BaseSettings):
     # every memory). With all-MiniLM-L6-v2 and raw cosines on the dev split, semantic
     # weights 0.3-0.6 were a plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0,
     # 0.6 79.2; 1.0 78.4, 1.5 77.0, 2.0 74.8; offline 77.7). Since issue 30 the signal is
-    # relative to the best match (EMBEDDING_SIMILARITY_SCALE), and the column doubled
-    # (0.5 -> 1.0): with the bundled multilingual model, cross-lingual hit@1 0.41 -> 0.75
-    # on our set, weight 1.5 0.78 but English R@5 lower (docs/embeddings.md).
+    # relative to the best match (EMBEDDING_SIMILARITY_SCALE). Weighed 1.0 it was what
+    # brought an English question's Chinese answer first, at a cost on English LoCoMo
+    # (R@10 76.7). The cross_lingual column now does that (services/recall/ranking/
+    # cross_lingual.py; it weighs what lexical does), and the semantic column went back to
+    # 0.5 (the other types halved with it). With the bundled model on the dev split, one
+    # semantic weight for personal, temporal, conceptual, default and procedural (scale
+    # 0.05): 0 77.7, 0.3 77.9, 0.5 77.7, 1.0 76.7 before the cross_lingual column; with
+    # it, 0.5: R@10 77.9, cross-lingual hit@1 on our set 0.81 (docs/embeddings.md).
     recall_weights_personal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
         description="fusion weights of personal queries, as JSON",
     )
     recall_weights_temporal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 1.0),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5),
         description="fusion weights of temporal queries, as JSON",
     )
     recall_weights_conceptual: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
         description="fusion weights of conceptual queries, as JSON",
     )
     recall_weights_default: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
         description="fusion weights of default queries, as JSON",
     )
     recall_weights_conversational: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.8),
+        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4),
         description="fusion weights of conversational queries, as JSON",
     )
     recall_weights_technical: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 1.2),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6),
         description="fusion weights of technical queries, as JSON",
     )
     recall_weights_diagnostic: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 1.2),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6),
         description="fusion weights of diagnostic queries, as JSON",
     )
     recall_weights_procedural: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 1.0),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
         description="fusion weights of procedural queries, as JSON",
     )
     recall_weights_creative: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 1.2),
+        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6),
         description="fusion weights of creative queries, as JSON",
     )
     recall_candidates: int = Field(

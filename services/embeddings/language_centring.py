@@ -9,21 +9,20 @@ set), separately for queries and passages (E5 encodes them with different prefix
 
     v' = v − (w · mean_zh + (1 − w) · mean_en),   w = the text's Chinese share
 
-where the Chinese share is CJK characters / (CJK characters + Latin words), so a mixed
-text gets a mixed mean. Vectors are normalised again afterwards (services/embeddings/
-service.py). The gain is measured by ``jarvis-memory eval bilingual`` (docs/eval/).
+where the Chinese share is CJK characters / (CJK characters + Latin words) (services/text/
+language.py), so a mixed text gets a mixed mean. Vectors are normalised again afterwards
+(services/embeddings/service.py). The gain is measured by ``jarvis-memory eval bilingual``
+(docs/eval/).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Protocol
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
+from services.text.language import chinese_share
 
 
 class Encoder(Protocol):
@@ -32,13 +31,6 @@ class Encoder(Protocol):
     def encode(self, texts: list[str], query: bool) -> list[list[float]]:
         """One vector per text, with the query or the passage prefix."""
         ...
-
-
-def chinese_share(text: str) -> float:
-    """CJK characters / (CJK characters + Latin words); 0.5 for a text with neither."""
-    cjk = len(_CJK.findall(text))
-    latin = len(_LATIN_WORD.findall(text))
-    return cjk / (cjk + latin) if cjk + latin else 0.5
 
 
 def calibration_sentences(language: str) -> list[str]:

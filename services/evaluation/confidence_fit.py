@@ -44,6 +44,7 @@ from typing import Final
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.embeddings.service import Embeddings, build_embeddings
+from services.evaluation.bilingual_data import cross_lingual_set
 from services.evaluation.command import migrate
 from services.evaluation.embedding_step import embed_user
 from services.evaluation.locomo import _ingest as ingest_locomo
@@ -55,6 +56,7 @@ from services.recall.confidence import FEATURES, features, logistic
 from services.recall.evidence import SEMANTIC_UNRELATED
 from services.recall.ranking.understanding import understand
 from services.recall.recall_service import RecallHit, RecallService
+from services.remembering.memory_service import MemoryService, NewMemory
 from services.text.analysis import TextAnalyzer
 
 PENALTY: Final = 1.0
@@ -118,6 +120,28 @@ async def scenario_rows(setup: Setup) -> list[Row]:
             good = {mid for mid, ids in by_memory.items() if ids & question.acceptable}
             hits, pure = await _ask(setup, clock, user, question.text)
             rows += _rows(hits, good, pure, "scenarios")
+    return rows
+
+
+async def cross_lingual_rows(setup: Setup) -> list[Row]:
+    """Rows of our own cross-lingual questions (services/evaluation/bilingual), counted
+    with the scenarios: they too label what a person would accept (the one statement
+    that answers), and the scenarios alone hold too few questions across languages to
+    weigh a similarity in the other language."""
+    rows: list[Row] = []
+    (history, probes), *_ = cross_lingual_set().asked
+    clock = StepClock(history.now)
+    user = "fit-cross-lingual"
+    items = [NewMemory(content=s.content, created_at=s.created_at) for s in history.statements]
+    async with setup.db.unit_of_work() as session:
+        service = MemoryService(session, setup.settings, setup.analyzer, clock)
+        stored = await service.add_many(user, items)
+    keys = {r.memory.id: s.key for s, r in zip(history.statements, stored, strict=True)}
+    await setup.embed(clock, user)
+    for probe in probes:
+        good = {mid for mid, key in keys.items() if key in probe.evidence}
+        hits, pure = await _ask(setup, clock, user, probe.text)
+        rows += _rows(hits, good, pure, "scenarios")
     return rows
 
 
@@ -219,6 +243,7 @@ async def collect(locomo: Path | None, embedding: str = "none") -> list[Row]:
             raise RuntimeError(f"embedding model {settings.embedding_model!r} cannot be loaded")
         setup = Setup(db, settings, analyzer, embeddings)
         rows = await scenario_rows(setup)
+        rows += await cross_lingual_rows(setup)
         if locomo is not None:
             rows += await locomo_rows(setup, locomo)
         return rows
@@ -289,14 +314,17 @@ def print_similarities(rows: Sequence[Row]) -> None:
     """How many hits whose only evidence is a similarity were acceptable, by cosine
     (a twentieth wide): where SEMANTIC_FLOOR is read from."""
     alone = FEATURES.index("semantic_alone")
+    across = FEATURES.index("semantic_across")
     for source in sorted({r.source for r in rows}):
-        bins: dict[int, list[int]] = {}
-        for r in rows:
-            if r.source == source and r.x[alone] > 0:
-                cosine = r.x[alone] + SEMANTIC_UNRELATED
-                bins.setdefault(int(cosine * 20), [0, 0])[r.y] += 1
-        if bins:
-            print(f"similarity alone on {source} (cosine from: acceptable / not):")
+        for other, where in ((False, ""), (True, ", the other language than the query's")):
+            bins: dict[int, list[int]] = {}
+            for r in rows:
+                if r.source == source and r.x[alone] > 0 and (r.x[across] > 0) == other:
+                    cosine = r.x[alone] + SEMANTIC_UNRELATED
+                    bins.setdefault(int(cosine * 20), [0, 0])[r.y] += 1
+            if not bins:
+                continue
+            print(f"similarity alone on {source}{where} (cosine from: acceptable / not):")
             for b, (bad, good) in sorted(bins.items()):
                 print(f"  {b / 20:.2f}  {good} / {bad}")
 

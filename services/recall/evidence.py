@@ -13,7 +13,8 @@ Query-dependent (the memory answers *this* query):
 - ``phrase``: the query's keywords and phrases found verbatim;
 - ``time``: how well when it was said fits the query's time expression (0 without one);
 - ``feeling``: how well its emotion tags answer the query's urgency or feeling;
-- ``semantic``: similarity from a configured semantic source.
+- ``semantic``: similarity from a configured semantic source (``across``: the memory is in
+  the other language than the query, so no word of it can match).
 
 Query-independent: ``importance``, ``recency`` and ``continuity`` (a neighbour of a strong
 hit in the same conversation; such a hit is ``context_of`` that anchor).
@@ -42,6 +43,11 @@ SEMANTIC_UNRELATED = 0.2
 # 19/243 below 0.35, 3/62 above). Below 0.35 most are filler; from it up they are about
 # even, and confidence (services/recall/confidence.py) weighs the rest.
 SEMANTIC_FLOOR = 0.35
+# The same for a memory in the other language than the query (services/text/language.py),
+# whose similarity is all the evidence it can have. Of such hits with nothing but a
+# similarity (same fit, this floor lowered to 0.2; the scenarios and our cross-lingual
+# questions), acceptable / not by cosine: 0.2-0.25 3/26, 0.25-0.3 2/11, from 0.3 36/4.
+SEMANTIC_FLOOR_ACROSS = 0.3
 # A time match below this is no evidence: the memory was said more than one half-life
 # (RECALL_TEMPORAL_HALF_LIFE_DAYS) outside the query's time span.
 TIME_FLOOR = 0.5
@@ -94,6 +100,7 @@ class Evidence:
     time: float = 0.0
     feeling: float = 0.0
     semantic: float = 0.0
+    across: bool = False  # the memory is in the other language than the query
     importance: float = 0.0
     recency: float = 0.0
     continuity: float = 0.0
@@ -115,13 +122,18 @@ class Evidence:
             or self.phrase > 0
             or self.time >= TIME_FLOOR
             or self.feeling > 0
-            or self.semantic >= SEMANTIC_FLOOR
+            or self.similar
         )
+
+    @property
+    def similar(self) -> bool:
+        """The similarity is evidence: at least the floor for its language."""
+        return self.semantic >= (SEMANTIC_FLOOR_ACROSS if self.across else SEMANTIC_FLOOR)
 
     @property
     def semantic_alone(self) -> bool:
         """Its own evidence is a similarity and nothing else."""
-        return self.semantic >= SEMANTIC_FLOOR and not (
+        return self.similar and not (
             self.terms or self.phrase > 0 or self.time >= TIME_FLOOR or self.feeling > 0
         )
 
@@ -141,6 +153,7 @@ class Evidence:
                 "time": self.time,
                 "feeling": self.feeling,
                 "semantic": self.semantic,
+                "other_language": self.across,
             },
             "query_independent": {
                 "importance": self.importance,

@@ -56,6 +56,7 @@ from services.embeddings.nearest import relative_to_best
 from services.recall.confidence import confidence
 from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
+from services.recall.ranking.cross_lingual import cross_lingual_values, in_other_language
 from services.recall.ranking.diversity import mmr_order
 from services.recall.ranking.explanation import explain_fused, explain_importance_only
 from services.recall.ranking.feelings import feeling_match
@@ -138,6 +139,8 @@ class _Candidates:
     feelings: dict[int, float] = field(default_factory=dict)  # feeling_match
     semantic: dict[int, float] = field(default_factory=dict)  # relative to the best (ranking)
     semantic_on: bool = False  # a semantic source was asked and answered
+    # The similar memories in the other language than the query (ranking).
+    cross_lingual: dict[int, float] = field(default_factory=dict)
 
 
 class RecallService:
@@ -448,11 +451,20 @@ class RecallService:
                 if (value := feeling_match(understood.feelings, tags)) > 0:
                     feelings[sketch.id] = value
                     rows.setdefault(sketch.id, sketch)
-        semantic = relative_to_best(
-            [(v, mid) for mid, v in similar.items()], self.settings.embedding_similarity_scale
-        )
+        scale = self.settings.embedding_similarity_scale
+        semantic = relative_to_best([(v, mid) for mid, v in similar.items()], scale)
+        contents = {mid: rows[mid].content for mid in similar if mid in rows}
+        across = cross_lingual_values(similar, contents, understood.chinese_share, scale)
         return _Candidates(
-            lexical, relevance, similar, continuity, rows, feelings, semantic, answered is not None
+            lexical,
+            relevance,
+            similar,
+            continuity,
+            rows,
+            feelings,
+            semantic,
+            answered is not None,
+            across,
         )
 
     def _signal_table(
@@ -475,6 +487,10 @@ class RecallService:
         }
         if pool.semantic:
             table["semantic"] = {mid: v for mid, v in pool.semantic.items() if mid in rows}
+        if pool.cross_lingual and weights.cross_lingual > 0:
+            table["cross_lingual"] = {
+                mid: v for mid, v in pool.cross_lingual.items() if mid in rows
+            }
         if pool.continuity:
             table["continuity"] = {
                 mid: c.value for mid, c in pool.continuity.items() if mid in rows
@@ -572,6 +588,7 @@ class RecallService:
                 time=time_match,
                 feeling=pool.feelings.get(mid, 0.0),
                 semantic=pool.similar.get(mid, 0.0),
+                across=in_other_language(understood.chinese_share, m.content),
                 importance=m.importance_score,
                 recency=fresh,
                 continuity=around.value if around else 0.0,

