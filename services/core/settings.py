@@ -441,6 +441,14 @@ class Settings(BaseSettings):
         description="embed in the write request itself; off: the backfill job embeds new "
         "memories soon after and recall ranks them lexically until then",
     )
+    embedding_context_turns: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description="a turn of a conversation is embedded with up to this many turns said "
+        "just before it in that conversation (within RECALL_CONTINUITY_WINDOW_MINUTES); a "
+        "statement alone. A change re-embeds every memory",
+    )
     embedding_base_url: str | None = Field(
         default=None,
         description="OpenAI-compatible embeddings endpoint ending in /v1; unset = none",

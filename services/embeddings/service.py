@@ -17,7 +17,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,12 +32,18 @@ from services.embeddings.providers import (
     LocalEmbedder,
     OpenAIEmbedder,
 )
+from services.embeddings.turn_context import embedded_text, model_name
 from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
-from services.repositories.embeddings import EmbeddingRepository, StoredVector
+from services.repositories.embeddings import EmbeddingRepository, StoredVector, Unembedded
+from services.repositories.neighbours import Anchor, NeighbourRepository
 
 log = logging.getLogger(__name__)
 
 Signature = tuple[int, datetime | None]
+
+# Anchors per statement when reading earlier turns: each is two sub-selects of one
+# UNION ALL (SQLite allows 500 terms in a compound select).
+ANCHORS_PER_STATEMENT = 64
 
 
 @dataclass(frozen=True)
@@ -106,8 +112,14 @@ class Embeddings:
 
     @property
     def model(self) -> str:
-        """The name stored with every vector this provider makes."""
-        return self.embedder.model
+        """The name stored with every vector: the provider's model and how many earlier
+        turns a turn is embedded with (services/embeddings/turn_context.py)."""
+        return model_name(self.embedder.model, self.context_turns)
+
+    @property
+    def context_turns(self) -> int:
+        """How many turns said before a turn of a conversation go into its vector."""
+        return self.settings.embedding_context_turns
 
     async def warm(self) -> bool:
         """Load the provider's model now; False (and a warning) if it cannot be loaded."""
@@ -176,6 +188,33 @@ class Embeddings:
         """Drop a stale vector (the backfill job makes a new one later)."""
         self.cache.invalidate(user_id)
         await EmbeddingRepository(session).forget(user_id, memory_id)
+
+    async def texts(self, session: AsyncSession, batch: Sequence[Unembedded]) -> list[str]:
+        """What each memory of a backfill batch is embedded as: a turn of a conversation
+        with the turns said just before it, a statement alone (services/embeddings/
+        turn_context.py). The earlier turns are read a user and a few dozen turns per
+        statement (one keyset walk each, services/repositories/neighbours.py)."""
+        turns = self.context_turns
+        before: dict[int, list[str]] = {}
+        window = timedelta(minutes=self.settings.recall_continuity_window_minutes)
+        in_conversation = [i for i in batch if i.conversation_id and i.created_at and turns]
+        by_user: dict[str, list[Unembedded]] = {}
+        for item in in_conversation:
+            by_user.setdefault(item.user_id, []).append(item)
+        neighbours = NeighbourRepository(session)
+        for user_id, items in by_user.items():
+            for start in range(0, len(items), ANCHORS_PER_STATEMENT):
+                anchors = [
+                    Anchor(i.memory_id, i.created_at, i.conversation_id)
+                    for i in items[start : start + ANCHORS_PER_STATEMENT]
+                    if i.created_at is not None and i.conversation_id is not None
+                ]
+                found = await neighbours.around(
+                    user_id, anchors, radius=turns, window=window, after=False
+                )
+                for n in sorted(found, key=lambda n: n.distance):  # oldest first
+                    before.setdefault(n.anchor_id, []).append(n.sketch.content)
+        return [embedded_text(i.content, before.get(i.memory_id, ())) for i in batch]
 
     def source(self, session: AsyncSession) -> SemanticSearch:
         """Recall's semantic source for one unit of work."""

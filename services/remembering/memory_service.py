@@ -171,7 +171,7 @@ class MemoryService:
         # never holds the database's write lock (SQLite takes it at BEGIN IMMEDIATE).
         (analyses, facts), vectors = await asyncio.gather(
             asyncio.to_thread(self._analyze_all, cleaned),
-            self._embed([i.content for i in cleaned]),
+            self._embed_new(cleaned),
         )
         statements = [
             Statement(
@@ -191,8 +191,11 @@ class MemoryService:
         await self._correct(user_id, cleaned, facts, outcomes, now)
         if self.embeddings is not None and vectors is not None:
             # A statement that created its memory holds that memory's text exactly.
-            created = [(o.memory_id, v) for o, v in zip(outcomes, vectors, strict=True)]
-            fresh = [pair for pair, o in zip(created, outcomes, strict=True) if not o.merged]
+            fresh = [
+                (o.memory_id, v)
+                for o, v in zip(outcomes, vectors, strict=True)
+                if v is not None and not o.merged
+            ]
             await self.embeddings.store(self.memories.session, user_id, fresh, now)
         rows: dict[int, UserMemory] = {}
         # A few hundred rows per read: reading a thousand ORM rows is one stretch of
@@ -216,10 +219,35 @@ class MemoryService:
         if self.embeddings is None:
             return
         session = self.memories.session
-        if vectors is not None:
+        turn = (await self._reload(user_id, memory_id)).conversation_id is not None
+        if vectors is not None and not (turn and self.embeddings.context_turns):
             await self.embeddings.store(session, user_id, [(memory_id, vectors[0])], now)
         else:
             await self.embeddings.forget(session, user_id, memory_id)
+
+    async def _embed_new(self, items: Sequence[NewMemory]) -> list[Vector | None] | None:
+        """Vectors for new memories (:meth:`_embed`), None for a turn of a conversation
+        when turns are embedded with the turns before them (services/embeddings/
+        turn_context.py): the backfill job reads those from the database."""
+        if self.embeddings is None:
+            return None
+        if not self.embeddings.settings.embedding_at_write:
+            self.embeddings.on_unembedded()
+            return None
+        alone = [
+            n
+            for n, i in enumerate(items)
+            if i.conversation_id is None or not self.embeddings.context_turns
+        ]
+        if len(alone) < len(items):
+            self.embeddings.on_unembedded()
+        made = await self.embeddings.try_embed([items[n].content for n in alone])
+        if made is None:
+            return None
+        found: list[Vector | None] = [None] * len(items)
+        for n, vector in zip(alone, made, strict=True):
+            found[n] = vector
+        return found
 
     async def _embed(self, texts: list[str]) -> list[Vector] | None:
         """Vectors for new texts; None (logged) without a provider or when it fails.

@@ -30,6 +30,8 @@ class Unembedded:
     user_id: str
     memory_id: int
     content: str
+    conversation_id: str | None = None  # a turn of this conversation
+    created_at: datetime | None = None
 
 
 class EmbeddingRepository:
@@ -139,7 +141,13 @@ class EmbeddingRepository:
             MemoryEmbedding.model == model,
         )
         query = (
-            select(UserMemory.user_id, UserMemory.id, UserMemory.content)
+            select(
+                UserMemory.user_id,
+                UserMemory.id,
+                UserMemory.content,
+                UserMemory.conversation_id,
+                UserMemory.created_at,
+            )
             .outerjoin(MemoryEmbedding, joined)
             .where(MemoryEmbedding.memory_id.is_(None), UserMemory.id > after_id)
             .order_by(UserMemory.id)
@@ -148,4 +156,7 @@ class EmbeddingRepository:
         if user_id is not None:
             query = query.where(UserMemory.user_id == user_id)
         result = await self.session.execute(query)
-        return [Unembedded(str(u), int(i), str(c)) for u, i, c in result]
+        return [
+            Unembedded(str(u), int(i), str(c), None if k is None else str(k), at)
+            for u, i, c, k, at in result
+        ]

@@ -90,8 +90,10 @@ class NeighbourRepository:
         window: timedelta,
         types: Sequence[str] = (),
         current_only: bool = False,
+        after: bool = True,
     ) -> list[Neighbour]:
-        """Up to ``radius`` memories on each side of every anchor, in one statement.
+        """Up to ``radius`` memories on each side of every anchor, in one statement
+        (``after`` False: only those said before it).
 
         A neighbour has the anchor's ``source`` (or both have none) and was created within
         ``window`` of it; order is (created_at, id), the order a conversation was told in.
@@ -112,7 +114,7 @@ class NeighbourRepository:
                 f"hi_{i}": anchor.created_at + window,
                 f"conversation_{i}": anchor.conversation_id,
             }
-        statement = _statement(len(anchors), radius, bool(types), current_only)
+        statement = _statement(len(anchors), radius, bool(types), current_only, after)
         rows = await self.session.execute(statement, params)
         return neighbours_from_rows(
             (
@@ -150,7 +152,7 @@ def neighbours_from_rows(rows: Iterable[tuple[int, bool, MemorySketch]]) -> list
 
 @lru_cache(maxsize=128)
 def _statement(
-    anchors: int, radius: int, with_types: bool, current_only: bool
+    anchors: int, radius: int, with_types: bool, current_only: bool, after: bool = True
 ) -> CompoundSelect[Any]:
     """The UNION ALL of every side's keyset walk, with bound parameters.
 
@@ -161,7 +163,7 @@ def _statement(
         *[
             _side(i, before, radius, with_types, current_only)
             for i in range(anchors)
-            for before in (True, False)
+            for before in ((True, False) if after else (True,))
         ]
     )
 

@@ -114,12 +114,11 @@ async def run_embedding_backfill(
                 batch = await EmbeddingRepository(session).unembedded(
                     embeddings.model, after, settings.embedding_backfill_batch, user_id
                 )
+                texts = await embeddings.texts(session, batch)
             if not batch:
                 break
             after = batch[-1].memory_id
-            vectors = await embeddings.embed(
-                [item.content for item in batch], seconds=settings.embedding_backfill_timeout
-            )
+            vectors = await embeddings.embed(texts, seconds=settings.embedding_backfill_timeout)
             by_user: dict[str, list[tuple[int, Vector]]] = {}
             for item, vector in zip(batch, vectors, strict=True):
                 by_user.setdefault(item.user_id, []).append((item.memory_id, vector))

