@@ -181,7 +181,27 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 def fit(rows: Sequence[Row], penalty: float = PENALTY, steps: int = 30) -> list[float]:
     """[an intercept per source (in name order), coefficients…] of the weighted,
-    L2-penalised logistic regression."""
+    L2-penalised logistic regression, every coefficient at least 0.
+
+    Each feature is evidence for the hit: more of it must never make the hit less likely
+    (an unconstrained fit gave ``relevance`` -0.29 with the bundled model, where beside
+    term coverage it adds nothing, and that cut lexical answers of the MemoryBank English
+    questions, hit@1 0.50 -> 0.43). So a coefficient that comes out negative is fixed at
+    0 and the rest fitted again, the most negative first, until none is.
+    """
+    lead = len({r.source for r in rows})
+    fixed: set[int] = set()
+    while True:
+        beta = _fit(rows, penalty, steps, fixed)
+        coefficients = {i: b for i, b in enumerate(beta) if i >= lead and i not in fixed}
+        worst = min(coefficients, key=lambda i: coefficients[i], default=None)
+        if worst is None or coefficients[worst] >= 0:
+            return beta
+        fixed.add(worst)
+
+
+def _fit(rows: Sequence[Row], penalty: float, steps: int, fixed: set[int]) -> list[float]:
+    """The regression with the coefficients at ``fixed`` positions held at 0."""
     sources = sorted({r.source for r in rows})
     counts = {s: sum(r.source == s for r in rows) for s in sources}
     weight = {s: len(rows) / (len(counts) * n) for s, n in counts.items()}
@@ -205,6 +225,12 @@ def fit(rows: Sequence[Row], penalty: float = PENALTY, steps: int = 30) -> list[
             if i >= lead:
                 grad[i] -= penalty * beta[i]
                 hess[i][i] += penalty
+        for i in fixed:  # held at 0: no step
+            grad[i] = 0.0
+            hess[i] = [0.0] * dim
+            for row in hess:
+                row[i] = 0.0
+            hess[i][i] = 1.0
         step = _solve(hess, grad)
         beta = [b + s for b, s in zip(beta, step, strict=True)]
         if max(abs(s) for s in step) < 1e-8:

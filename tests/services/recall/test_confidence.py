@@ -64,7 +64,7 @@ def test_a_similarity_weighs_only_above_unrelated_texts() -> None:
     similar = Evidence(QUERY, terms=("lena",), relevance=1.0, semantic=0.5)
     assert confidence(unrelated, False, True) == confidence(lexical, False, True)
     assert confidence(similar, False, True) > confidence(lexical, False, True)
-    # A similarity alone: about even at 0.4 (0.52), nearly sure at 0.6 (0.93).
+    # A similarity alone: about even at 0.4 (0.51), nearly sure at 0.6 (0.93).
     assert 0.4 < confidence(Evidence(QUERY, semantic=0.4), False, True) < 0.6
     assert confidence(Evidence(QUERY, semantic=0.6), False, True) > 0.9
     assert len(WITH_SEMANTIC.coefficients) == len(OFFLINE.coefficients)
