@@ -12,9 +12,10 @@ with up to ``EMBEDDING_CONTEXT_TURNS`` turns of the same conversation said just 
 first. A statement (no conversation) is embedded alone, and so is every query.
 
 Measured on the LoCoMo development split with the bundled model (its turns are the only
-conversations in our data; docs/embeddings.md): R@10 (categories 1-5) 77.9 with each turn
-alone, 79.6 with one turn before it, 81.1 with two, 79.4 with three (more of the vector
-is about what others said).
+conversations in our data), ``EMBEDDING_CONTEXT_TURNS=n`` and ``make eval-embedding``'s
+LoCoMo command: R@10 (categories 1-5) 79.6 with one turn before it, 81.1 with two
+(docs/eval/locomo_dev_embedding_multilingual.md), 79.4 with three (more of the vector is
+about what others said); 77.9 with each turn alone, before this.
 
 The vectors' model name carries the count (``+turns2``), so changing it re-embeds every
 memory, as a change of model does. A turn's vector is made from the text its earlier
