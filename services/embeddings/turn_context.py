@@ -15,7 +15,8 @@ Measured on the LoCoMo development split with the bundled model (its turns are t
 conversations in our data), ``EMBEDDING_CONTEXT_TURNS=n`` and ``make eval-embedding``'s
 LoCoMo command: R@10 (categories 1-5) 79.6 with one turn before it, 81.1 with two
 (docs/eval/locomo_dev_embedding_multilingual.md), 79.4 with three (more of the vector is
-about what others said); 77.9 with each turn alone, before this.
+about what others said; 1 and 3 were measured with the confidence constants before
+the last refit), 77.6 with each turn alone.
 
 The vectors' model name carries the count (``+turns2``), so changing it re-embeds every
 memory, as a change of model does. A turn's vector is made from the text its earlier

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from models import UserMemory
 from services.embeddings.service import Embeddings, build_embeddings
 from services.embeddings.turn_context import embedded_text, model_name
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
@@ -35,6 +36,17 @@ def inputs(provider: ProviderServer) -> list[str]:
     return found
 
 
+async def remember(
+    services: Services, embeddings: Embeddings, items: list[NewMemory]
+) -> list[UserMemory]:
+    """Write ``items`` for user ``u`` in one batch, as a chat frontend's import would."""
+    async with services.db.unit_of_work() as session:
+        service = MemoryService(
+            session, services.settings, services.analyzer, services.clock, embeddings
+        )
+        return [s.memory for s in await service.add_many("u", items)]
+
+
 def built(services: Services, provider: ProviderServer, **extra: object) -> Embeddings:
     embeddings = build_embeddings(embedding_settings(services.settings, provider, **extra))
     assert embeddings is not None
@@ -56,11 +68,7 @@ async def test_the_backfill_embeds_a_turn_after_the_two_turns_said_before_it(
         ("c1", "Anyway, see you Friday", at + timedelta(hours=3)),
     ]
     items = [NewMemory(content=t, conversation_id=c, created_at=w) for c, t, w in said]
-    async with services.db.unit_of_work() as session:
-        service = MemoryService(
-            session, services.settings, services.analyzer, services.clock, embeddings
-        )
-        await service.add_many("u", items)
+    await remember(services, embeddings, items)
     # At write only the statement: a turn's context is read by the backfill job.
     assert inputs(provider) == ["I drink green tea"]
     provider.requests.clear()
@@ -91,11 +99,7 @@ async def test_without_context_turns_every_memory_is_embedded_alone_under_the_pl
         NewMemory(content=t, conversation_id="c1", created_at=at + timedelta(minutes=n))
         for n, t in enumerate(["Where does Ann live?", "Lisbon."])
     ]
-    async with services.db.unit_of_work() as session:
-        service = MemoryService(
-            session, services.settings, services.analyzer, services.clock, embeddings
-        )
-        await service.add_many("u", items)
+    await remember(services, embeddings, items)
     assert inputs(provider) == ["Where does Ann live?", "Lisbon."]
     assert await models_of(services, "u") == {"openai:toy": 2}
 
@@ -109,11 +113,7 @@ async def test_an_edited_turn_is_left_to_the_backfill_which_embeds_it_in_context
         NewMemory(content=t, conversation_id="c1", created_at=at + timedelta(minutes=n))
         for n, t in enumerate(["Where does Ann live?", "Porto."])
     ]
-    async with services.db.unit_of_work() as session:
-        service = MemoryService(
-            session, services.settings, services.analyzer, services.clock, embeddings
-        )
-        first, second = [s.memory for s in await service.add_many("u", items)]
+    first, second = await remember(services, embeddings, items)
     await run_embedding_backfill(services.db, services.settings, services.clock, embeddings)
     provider.requests.clear()
     async with services.db.unit_of_work() as session:
