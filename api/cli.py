@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
@@ -136,10 +138,11 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def prepare_database(settings: Settings) -> str | None:
-    """Before serving: migrate the embedded SQLite database to head (it is this process's
-    own file, and an unmigrated one answered every write with a 500), or, for PostgreSQL,
-    refuse while its schema is behind (a shared server's migrations are the operator's
-    step, and replicas must not race them). Returns why serving is refused, or None.
+    """Before serving or a command on the database: migrate the embedded SQLite database
+    to head (it is this process's own file, and an unmigrated one answered every write
+    with a 500), or, for PostgreSQL, refuse while its schema is behind (a shared server's
+    migrations are the operator's step, and replicas must not race them). Returns why
+    serving is refused, or None.
     """
     url = settings.database_url
     if make_url(url).get_backend_name() == "sqlite":
@@ -380,6 +383,11 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "eval": _eval,
     "keys": run_keys_command,
 }
+# The commands that read or write DATABASE_URL: like serve, they migrate the embedded file
+# first (a new user's first `jarvis-memory add` met "no such table") and refuse a
+# PostgreSQL schema that is behind. ``eval`` uses a temporary database of its own.
+ON_THE_DATABASE = frozenset(ASYNC_COMMANDS) - {"eval"}
+SIGPIPE_STATUS = 128 + signal.SIGPIPE  # 141, as a shell reports a process SIGPIPE ended
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -394,9 +402,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_migrate(args, settings)
         if args.command == "mcp":
             return cmd_mcp(args, settings)
+        if args.command in ON_THE_DATABASE and (refusal := prepare_database(settings)):
+            return _error("not_migrated", refusal)
         return asyncio.run(ASYNC_COMMANDS[args.command](args, settings))
     except DomainError as exc:
         return _error(exc.code, exc.message)
+    except BrokenPipeError:
+        # The reader went away (`| head`): no traceback, and the exit status of a process
+        # that SIGPIPE ended. stdout goes to /dev/null so the interpreter's final flush
+        # does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_STATUS
 
 
 if __name__ == "__main__":  # pragma: no cover

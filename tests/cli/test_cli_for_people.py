@@ -6,7 +6,10 @@ import argparse
 import asyncio
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
 from tests.factories import Counted
+from tests.timing import scaled
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -179,3 +183,23 @@ async def test_import_and_reindex_report_their_progress(
     reindexed = Counted()
     result = await reindex(db, analyzer, "memorybank-01", batch_size=3, progress=reindexed)
     assert (reindexed.total, reindexed.done, result.memories) == (8, 8, 8)
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly_with_sigpipes_status(
+    tmp_path: Path,
+) -> None:
+    # `jarvis-memory add … --json | head -1`: the pipe is closed before anything is written.
+    env = dict(os.environ, DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'pipe.db'}")
+    code = "import sys; from api.cli import main; sys.exit(main())"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "add", "u", "我女儿今年七岁了", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None
+    process.stdout.close()
+    _, err = process.communicate(timeout=scaled(120))
+    assert process.returncode == 141
+    assert b"Traceback" not in err
+    assert b"BrokenPipeError" not in err

@@ -165,16 +165,34 @@ def test_serve_migrates_the_default_in_the_data_directory_not_the_working_one(
 
 
 @pytest.mark.skipif(postgres_server_url() is None, reason="needs TEST_DATABASE_URL")
-async def test_serve_refuses_an_unmigrated_postgresql_naming_the_command(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("command", ["serve", "add"])
+async def test_serve_and_the_cli_refuse_an_unmigrated_postgresql_naming_the_command(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = postgres_server_url()
     assert server is not None
+    argv = ["serve", "--port", str(_free_port())] if command == "serve" else ["add", "u", "hi"]
     async with scratch_postgres_database(server, "jarvis_unmigrated") as url:
         monkeypatch.setenv("DATABASE_URL", url)
-        status = await asyncio.to_thread(main, ["serve", "--port", str(_free_port())])
+        status = await asyncio.to_thread(main, argv)
     assert status == 2
     err = capsys.readouterr().err
     assert "not_migrated" in err
     assert "jarvis-memory migrate" in err
     assert HEAD in err
+
+
+async def test_a_first_cli_command_migrates_the_embedded_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A new user's first command, before any serve or migrate, met "no such table".
+    url = f"sqlite+aiosqlite:///{tmp_path / 'first.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    status = await asyncio.to_thread(main, ["add", "u", "我女儿今年七岁了", "--json"])
+    assert status == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["content"] == "我女儿今年七岁了"
+    assert "Traceback" not in err
+    status = await asyncio.to_thread(main, ["recall", "u", "女儿", "--json"])
+    assert status == 0
+    assert "七岁" in capsys.readouterr().out
