@@ -212,18 +212,19 @@ class MemoryService:
         return analyses, [extract_fact(i.content) for i in items]
 
     async def _reembed(
-        self, user_id: str, memory_id: int, vectors: list[Vector] | None, now: datetime
+        self, memory: UserMemory, vectors: list[Vector] | None, now: datetime
     ) -> None:
         """Store an edited memory's new vector; without one, drop the old text's vector
         (it would mislead) and let the backfill make a new one."""
         if self.embeddings is None:
             return
-        session = self.memories.session
-        turn = (await self._reload(user_id, memory_id)).conversation_id is not None
-        if vectors is not None and not (turn and self.embeddings.context_turns):
-            await self.embeddings.store(session, user_id, [(memory_id, vectors[0])], now)
+        session, user_id = self.memories.session, memory.user_id
+        # A turn's vector holds the turns before it: the backfill job makes it again.
+        turn = memory.conversation_id is not None and self.embeddings.context_turns > 0
+        if vectors is not None and not turn:
+            await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
         else:
-            await self.embeddings.forget(session, user_id, memory_id)
+            await self.embeddings.forget(session, user_id, memory.id)
 
     async def _embed_new(self, items: Sequence[NewMemory]) -> list[Vector | None] | None:
         """Vectors for new memories (:meth:`_embed`), None for a turn of a conversation
@@ -347,7 +348,7 @@ class MemoryService:
             await self._reanalyse(memory, text or memory.content, analysis, now)
         if changes.content is not None:
             await self._reslot(memory, now)
-            await self._reembed(user_id, memory.id, vectors, now)
+            await self._reembed(memory, vectors, now)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")
