@@ -195,22 +195,22 @@ class Embeddings:
         turn_context.py). The earlier turns are read a user and a few dozen turns per
         statement (one keyset walk each, services/repositories/neighbours.py)."""
         turns = self.context_turns
-        before: dict[int, list[str]] = {}
+        anchors: dict[str, list[Anchor]] = {}  # per user: the turns of the batch
+        for i in batch:
+            if turns and i.conversation_id is not None and i.created_at is not None:
+                anchor = Anchor(i.memory_id, i.created_at, i.conversation_id)
+                anchors.setdefault(i.user_id, []).append(anchor)
         window = timedelta(minutes=self.settings.recall_continuity_window_minutes)
-        in_conversation = [i for i in batch if i.conversation_id and i.created_at and turns]
-        by_user: dict[str, list[Unembedded]] = {}
-        for item in in_conversation:
-            by_user.setdefault(item.user_id, []).append(item)
         neighbours = NeighbourRepository(session)
-        for user_id, items in by_user.items():
-            for start in range(0, len(items), ANCHORS_PER_STATEMENT):
-                anchors = [
-                    Anchor(i.memory_id, i.created_at, i.conversation_id)
-                    for i in items[start : start + ANCHORS_PER_STATEMENT]
-                    if i.created_at is not None and i.conversation_id is not None
-                ]
+        before: dict[int, list[str]] = {}
+        for user_id, theirs in anchors.items():
+            for start in range(0, len(theirs), ANCHORS_PER_STATEMENT):
                 found = await neighbours.around(
-                    user_id, anchors, radius=turns, window=window, after=False
+                    user_id,
+                    theirs[start : start + ANCHORS_PER_STATEMENT],
+                    radius=turns,
+                    window=window,
+                    after=False,
                 )
                 for n in sorted(found, key=lambda n: n.distance):  # oldest first
                     before.setdefault(n.anchor_id, []).append(n.sketch.content)

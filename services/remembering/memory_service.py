@@ -230,21 +230,15 @@ class MemoryService:
         """Vectors for new memories (:meth:`_embed`), None for a turn of a conversation
         when turns are embedded with the turns before them (services/embeddings/
         turn_context.py): the backfill job reads those from the database."""
-        if self.embeddings is None:
-            return None
-        if not self.embeddings.settings.embedding_at_write:
-            self.embeddings.on_unembedded()
-            return None
+        in_context = self.embeddings is not None and self.embeddings.context_turns > 0
         alone = [
-            n
-            for n, i in enumerate(items)
-            if i.conversation_id is None or not self.embeddings.context_turns
+            n for n, i in enumerate(items) if not (in_context and i.conversation_id is not None)
         ]
-        if len(alone) < len(items):
-            self.embeddings.on_unembedded()
-        made = await self.embeddings.try_embed([items[n].content for n in alone])
+        made = await self._embed([items[n].content for n in alone])
         if made is None:
             return None
+        if len(alone) < len(items) and self.embeddings is not None:
+            self.embeddings.on_unembedded()
         found: list[Vector | None] = [None] * len(items)
         for n, vector in zip(alone, made, strict=True):
             found[n] = vector
