@@ -1,0 +1,1 @@
+"""Evaluations of the service: tools that measure it, not part of the product."""
