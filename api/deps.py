@@ -3,65 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.context.background_scoring import BackgroundScorer
+from services.composition import Services
 from services.context.context_service import ContextService
-from services.context.knowledge import Recalled
-from services.context.knowledge_cache import KnowledgeCache
-from services.context.llm_client import ChatCompletionsClient
-from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
 from services.context.message_scoring_service import MessageScoringService
-from services.core.clock import Clock
-from services.core.db import Database
 from services.core.errors import NotReady
 from services.core.health import check_readiness
-from services.core.settings import Settings
 from services.core.validation import MAX_ID, USER_ID_PATTERN
-from services.embeddings.service import Embeddings, build_embeddings
-from services.recall.ranking.rerank import HttpReranker
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
-from services.text.analysis import TextAnalyzer
 
-
-@dataclass
-class AppState:
-    """What the lifespan builds once and every request shares."""
-
-    settings: Settings
-    db: Database
-    analyzer: TextAnalyzer
-    clock: Clock
-    # Built once: it holds the LLM answer cache and the per-message analysis caches.
-    message_scorer: MessageImportanceScorer = field(init=False)
-    # The summary writer for context assembly; None while no LLM is configured.
-    llm: ChatCompletionsClient | None = field(init=False)
-    # Optional providers (off by default): built once, the local model loads once.
-    embeddings: Embeddings | None = field(init=False)
-    reranker: HttpReranker | None = field(init=False)
-    # What context requests recalled, per normalised query and the user's write version.
-    knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
-    # Seed 000's background scoring; the lifespan starts and stops its worker.
-    background: BackgroundScorer = field(init=False)
-    # Set once the database was found migrated to head (api/deps.py:get_session).
-    schema_ready: bool = field(init=False, default=False)
-
-    def __post_init__(self) -> None:
-        self.message_scorer = build_message_scorer(self.analyzer, self.settings)
-        self.llm = ChatCompletionsClient.from_settings(self.settings)
-        self.embeddings = build_embeddings(self.settings)
-        self.reranker = HttpReranker.from_settings(self.settings)
-        self.knowledge_cache = KnowledgeCache(
-            self.settings.context_cache_ttl_seconds, self.settings.context_cache_size
-        )
-        self.background = BackgroundScorer(
-            self.message_scorer, self.db, self.clock, self.settings.message_score_queue_size
-        )
+# The composition root's services are the app's shared state (services/composition.py).
+AppState = Services
 
 
 async def get_state(request: Request) -> AppState:
@@ -116,46 +73,25 @@ SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 async def get_memory_service(state: StateDep, session: SessionDep) -> MemoryService:
     """A MemoryService bound to the request's session."""
-    return MemoryService(session, state.settings, state.analyzer, state.clock, state.embeddings)
+    return state.memories(session)
 
 
 def get_recall_service(state: StateDep, session: SessionDep) -> RecallService:
     """A RecallService bound to ``session`` (a plain function: the recall route builds
     one per unit of work, services/recall/tracked.py)."""
-    semantic = state.embeddings.source(session) if state.embeddings else None
-    return RecallService(
-        session,
-        state.settings,
-        state.analyzer,
-        state.clock,
-        semantic=semantic,
-        reranker=state.reranker,
-    )
+    return state.recall(session)
 
 
 async def get_message_scoring_service(
     state: StateDep, session: SessionDep
 ) -> MessageScoringService:
     """A MessageScoringService bound to the request's session."""
-    return MessageScoringService(
-        session, state.settings, state.message_scorer, state.clock, state.background, state.llm
-    )
+    return state.message_scoring(session)
 
 
 async def get_context_service(state: StateDep, session: SessionDep) -> ContextService:
     """A ContextService bound to the request's session."""
-    return ContextService(
-        session,
-        state.settings,
-        state.analyzer,
-        state.message_scorer,
-        state.clock,
-        state.llm,
-        recall=get_recall_service(state, session),
-        memories=await get_memory_service(state, session),
-        cache=state.knowledge_cache,
-        background=state.background,
-    )
+    return state.context(session)
 
 
 ContextServiceDep = Annotated[ContextService, Depends(get_context_service)]

@@ -1,0 +1,110 @@
+"""The composition root: every service built from settings, in one place.
+
+``make run``, the MCP servers, the CLI, the scheduler, the evaluations, the benchmarks and
+the tests all build their services here, so what one of them measures or answers is what
+``jarvis-memory serve`` serves: the same providers (embedding model, reranker, LLM), the
+same message scorer and the same recall. An edge that wired its own recall (the CLI once
+recalled without the embedding model that the server used) answered differently.
+
+:class:`Services` holds what a process builds once (the providers, which may hold a loaded
+model, and the caches); its methods bind a service to one unit of work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.context.background_scoring import BackgroundScorer
+from services.context.context_service import ContextService
+from services.context.knowledge import Recalled
+from services.context.knowledge_cache import KnowledgeCache
+from services.context.llm_client import ChatCompletionsClient
+from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
+from services.context.message_scoring_service import MessageScoringService
+from services.core.clock import Clock, utcnow
+from services.core.db import Database
+from services.core.settings import Settings
+from services.embeddings.service import Embeddings, build_embeddings
+from services.recall.ranking.rerank import HttpReranker
+from services.recall.recall_service import RecallService
+from services.remembering.memory_service import MemoryService
+from services.text.analysis import TextAnalyzer
+
+
+@dataclass
+class Services:
+    """What a process builds once and every unit of work shares."""
+
+    settings: Settings
+    db: Database
+    analyzer: TextAnalyzer
+    clock: Clock = utcnow
+    # Built once: it holds the LLM answer cache and the per-message analysis caches.
+    message_scorer: MessageImportanceScorer = field(init=False)
+    # The summary writer for context assembly; None while no LLM is configured.
+    llm: ChatCompletionsClient | None = field(init=False)
+    # Optional providers (off by default): built once, the local model loads once.
+    embeddings: Embeddings | None = field(init=False)
+    reranker: HttpReranker | None = field(init=False)
+    # What context requests recalled, per normalised query and the user's write version.
+    knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
+    # Seed 000's background scoring; the edge that serves starts and stops its worker.
+    background: BackgroundScorer = field(init=False)
+    # Set once the database was found migrated to head (api/deps.py:get_session).
+    schema_ready: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        self.message_scorer = build_message_scorer(self.analyzer, self.settings)
+        self.llm = ChatCompletionsClient.from_settings(self.settings)
+        self.embeddings = build_embeddings(self.settings)
+        self.reranker = HttpReranker.from_settings(self.settings)
+        self.knowledge_cache = KnowledgeCache(
+            self.settings.context_cache_ttl_seconds, self.settings.context_cache_size
+        )
+        self.background = BackgroundScorer(
+            self.message_scorer, self.db, self.clock, self.settings.message_score_queue_size
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, clock: Clock = utcnow) -> Services:
+        """Services over the database ``settings`` names (the caller disposes ``db``)."""
+        return cls(settings, Database.from_settings(settings), TextAnalyzer(settings), clock)
+
+    def memories(self, session: AsyncSession) -> MemoryService:
+        """Remembering, bound to ``session``."""
+        return MemoryService(session, self.settings, self.analyzer, self.clock, self.embeddings)
+
+    def recall(self, session: AsyncSession) -> RecallService:
+        """Recall with every configured source (the embedding model, the reranker)."""
+        semantic = self.embeddings.source(session) if self.embeddings else None
+        return RecallService(
+            session,
+            self.settings,
+            self.analyzer,
+            self.clock,
+            semantic=semantic,
+            reranker=self.reranker,
+        )
+
+    def message_scoring(self, session: AsyncSession) -> MessageScoringService:
+        """Seed 000's message importance, bound to ``session``."""
+        return MessageScoringService(
+            session, self.settings, self.message_scorer, self.clock, self.background, self.llm
+        )
+
+    def context(self, session: AsyncSession) -> ContextService:
+        """Context assembly with this process's recall and remembering."""
+        return ContextService(
+            session,
+            self.settings,
+            self.analyzer,
+            self.message_scorer,
+            self.clock,
+            self.llm,
+            recall=self.recall(session),
+            memories=self.memories(session),
+            cache=self.knowledge_cache,
+            background=self.background,
+        )
