@@ -342,6 +342,13 @@ class Settings(BaseSettings):
         le=1,
         description="the same floor for a turn of a conversation (a memory with a conversation_id)",
     )
+    recall_semantic_standing: float = Field(
+        default=0.0,
+        ge=0,
+        description="with a semantic source: a similarity is evidence when it stands this "
+        "many standard deviations above the query's mean over the person's own store "
+        "(0: the absolute cosine floors decide)",
+    )
     # Counting is what makes a memory more important, so only hits recall is nearly sure
     # of count: on the scenarios' tracked run, a floor of 0.5 counted 20 recalls to
     # memories that were not acceptable for their question, 0.8 two, 0.9 one ("What
@@ -448,6 +455,12 @@ class Settings(BaseSettings):
         description="a turn of a conversation is embedded with up to this many turns said "
         "just before it in that conversation (within RECALL_CONTINUITY_WINDOW_MINUTES); a "
         "statement alone. A change re-embeds every memory",
+    )
+    embedding_context_only_leaning: bool = Field(
+        default=False,
+        description="embed only a turn that leans on what came before (a short reply, or "
+        "one that opens with yes/no/that/对/那个…) with its earlier turns; every other "
+        "turn alone. A change re-embeds every memory",
     )
     embedding_base_url: str | None = Field(
         default=None,

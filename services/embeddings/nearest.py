@@ -47,6 +47,20 @@ def nearest(
     return heapq.nlargest(limit, scored)
 
 
+def spread(wanted: Vector, vectors: Sequence[Vector], matrix: Any) -> tuple[float, float]:
+    """The mean and standard deviation of the query's cosine over all ``vectors``: what
+    an unrelated memory of this store scores for this query (services/recall/ranking/
+    semantic.py ``Similarities.standing``)."""
+    if matrix is not None and matrix.shape[1] == len(wanted) and len(vectors) > 0:
+        scores = matrix @ _np.asarray(wanted, dtype=_np.float32)
+        return float(scores.mean()), float(scores.std())
+    values = [similarity(wanted, v) for v in vectors if len(v) == len(wanted)]
+    if not values:
+        return 0.0, 0.0
+    mean = sum(values) / len(values)
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
 def relative_to_best(
     scored: list[tuple[float, int]], scale: float, floor: float = 0.0
 ) -> dict[int, float]:

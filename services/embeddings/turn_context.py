@@ -25,7 +25,34 @@ turns had when it was embedded; editing a turn re-embeds that turn, not the ones
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Final
+
+# A reply that opens with one of these answers what was said before it ("Yes, Terminal
+# 2.", "That one.", 「对，就那家」, 「嗯，下周去」).
+_LEANING_OPENERS: Final = re.compile(
+    r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|ok|okay|sure|right|exactly|correct|true|"
+    r"that|this|those|these|it|its|it's|both|neither|either|same|the latter|the former|"
+    r"interfaces it is|sounds good|good idea|agreed|definitely|probably|maybe)\b"
+    r"|^\s*(?:对|是的|是啊|不是|好的|好啊|好|行|嗯|没有|没|不用|不|那个|这个|那|这|就|它|都|两个|"
+    r"可以|算了|对的|没错|也行)",
+    re.IGNORECASE,
+)
+_WORD: Final = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
+# A turn of at most this many words (a Chinese character counts as half a word) says
+# too little on its own for its vector to mean anything without what came before.
+SHORT_TURN_WORDS: Final = 5
+
+
+def leans_on_context(content: str) -> bool:
+    """Whether a turn leaves out what it is about: a short reply, or one that opens by
+    answering or pointing back ("Yes, twice a week", 「那个就行」). Only such a turn is
+    embedded with the turns before it; any other turn's vector is its own text's, so the
+    turn after an answer cannot carry the answer's words (it did when every turn was
+    embedded with the two before it)."""
+    units = sum(0.5 if len(w) == 1 and not w.isascii() else 1.0 for w in _WORD.findall(content))
+    return units <= SHORT_TURN_WORDS or bool(_LEANING_OPENERS.match(content))
 
 
 def embedded_text(content: str, before: Sequence[str]) -> str:
@@ -33,6 +60,10 @@ def embedded_text(content: str, before: Sequence[str]) -> str:
     return "\n".join([*before, content])
 
 
-def model_name(model: str, context_turns: int) -> str:
-    """The name stored with the vectors: the provider's model and how turns are embedded."""
-    return f"{model}+turns{context_turns}" if context_turns > 0 else model
+def model_name(model: str, context_turns: int, only_leaning: bool = False) -> str:
+    """The name stored with the vectors: the provider's model and how turns are embedded
+    (``+lean2``: a turn that leans on what came before with up to two earlier turns;
+    ``+turns2``: every turn with two)."""
+    if context_turns <= 0:
+        return model
+    return f"{model}+{'lean' if only_leaning else 'turns'}{context_turns}"

@@ -101,6 +101,12 @@ class Evidence:
     feeling: float = 0.0
     semantic: float = 0.0
     across: bool = False  # the memory is in the other language than the query
+    # Standard deviations the similarity stands above the store's mean for this query
+    # (None: no source, or a store too small to tell; services/embeddings/similarities.py).
+    standing: float | None = None
+    # From how many deviations a standing is evidence (RECALL_SEMANTIC_STANDING; 0: the
+    # absolute floors above decide, as they do without a standing).
+    standing_floor: float = 0.0
     importance: float = 0.0
     recency: float = 0.0
     continuity: float = 0.0
@@ -127,7 +133,11 @@ class Evidence:
 
     @property
     def similar(self) -> bool:
-        """The similarity is evidence: at least the floor for its language."""
+        """The similarity is evidence: it stands out from the person's own store by at
+        least ``standing_floor`` deviations, or, where there is no standing, it is at
+        least the absolute floor for its language."""
+        if self.standing is not None and self.standing_floor > 0:
+            return self.standing >= self.standing_floor
         return self.semantic >= (SEMANTIC_FLOOR_ACROSS if self.across else SEMANTIC_FLOOR)
 
     @property
@@ -154,6 +164,7 @@ class Evidence:
                 "feeling": self.feeling,
                 "semantic": self.semantic,
                 "other_language": self.across,
+                "standing": self.standing,
             },
             "query_independent": {
                 "importance": self.importance,

@@ -53,6 +53,7 @@ from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_TOP_K, check_user_id
 from services.embeddings.nearest import relative_to_best
+from services.embeddings.similarities import Similarities
 from services.recall.confidence import confidence
 from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
@@ -141,6 +142,8 @@ class _Candidates:
     semantic_on: bool = False  # a semantic source was asked and answered
     # The similar memories in the other language than the query (ranking).
     cross_lingual: dict[int, float] = field(default_factory=dict)
+    # How the query scores across the user's whole store (Similarities.standing).
+    spread: Similarities = field(default_factory=Similarities)
 
 
 class RecallService:
@@ -407,7 +410,7 @@ class RecallService:
         memories said in the query's day or week or tagged with its feeling."""
         lexical = await self._lexical(user_id, list(understood.terms), weights, types, current_only)
         answered = await self._semantic(user_id, query, weights)
-        similar = answered or {}
+        similar = dict(answered.cosines) if answered is not None else {}
         best = max(lexical.bm25.values(), default=0.0) or 1.0
         relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
         # The semantic source knows nothing of superseding: its ids are filtered here.
@@ -465,6 +468,7 @@ class RecallService:
             semantic,
             answered is not None,
             across,
+            answered or Similarities(),
         )
 
     def _signal_table(
@@ -588,6 +592,8 @@ class RecallService:
                 time=time_match,
                 feeling=pool.feelings.get(mid, 0.0),
                 semantic=pool.similar.get(mid, 0.0),
+                standing=pool.spread.standing(pool.similar[mid]) if mid in pool.similar else None,
+                standing_floor=s.recall_semantic_standing,
                 across=in_other_language(understood.chinese_share, m.content),
                 importance=m.importance_score,
                 recency=fresh,
@@ -654,7 +660,7 @@ class RecallService:
 
     async def _semantic(
         self, user_id: str, query: str, weights: SignalWeights
-    ) -> dict[int, float] | None:
+    ) -> Similarities | None:
         """The semantic source's nearest memories; None without one or (and a warning)
         if it fails."""
         if self.semantic is None or weights.semantic <= 0:
@@ -708,10 +714,17 @@ def _kept(
 ) -> list[tuple[int, float]]:
     """The hits worth returning, in order: those with evidence of their own and at least
     their ``floor`` of confidence, and the context of such a hit (its neighbours in its
-    conversation), which comes and goes with its anchor."""
+    conversation), which comes and goes with its anchor and follows it: context never
+    ranks above the hit it is context of."""
     own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= floor[mid]}
-    return [
-        (mid, similarity)
-        for mid, similarity in ordered
-        if mid in own or evidence[mid].context_of in own
-    ]
+    context: dict[int, list[tuple[int, float]]] = {}
+    for mid, similarity in ordered:
+        anchor = evidence[mid].context_of
+        if mid not in own and anchor in own:
+            context.setdefault(anchor, []).append((mid, similarity))
+    kept: list[tuple[int, float]] = []
+    for mid, similarity in ordered:
+        if mid in own:
+            kept.append((mid, similarity))
+            kept.extend(context.get(mid, ()))
+    return kept

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from services.embeddings.similarities import Similarities
+
 
 class SemanticSource(Protocol):
     """Per-user similarity search (implemented by the embeddings provider)."""
 
-    async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
-        """Memory id → cosine similarity in [0, 1] for the user's ``limit`` nearest
-        memories (not relative to the best: recall makes the ranking signal)."""
+    async def similar(self, user_id: str, query: str, limit: int) -> Similarities:
+        """The user's ``limit`` nearest memories with their cosine similarity in [0, 1]
+        (not relative to the best: recall makes the ranking signal), and the query's
+        spread over the whole store."""
         ...

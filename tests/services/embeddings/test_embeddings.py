@@ -123,12 +123,12 @@ async def test_vector_search_reads_only_the_users_own_vectors(
     (mine,) = await add(services, embeddings, "alice", PARAPHRASE)
     (theirs,) = await add(services, embeddings, "bob", PARAPHRASE)
     async with services.db.unit_of_work() as session:
-        found = await embeddings.source(session).similar("alice", QUERY, 10)
+        found = (await embeddings.source(session).similar("alice", QUERY, 10)).cosines
         nobody = await embeddings.source(session).similar("carol", QUERY, 10)
     assert set(found) == {mine.id}
     assert theirs.id not in found
     assert 0.0 < found[mine.id] <= 1.0
-    assert nobody == {}
+    assert nobody.cosines == {} and nobody.count == 0
 
 
 async def test_recall_with_a_semantic_source_finds_a_paraphrase_sharing_no_word(
@@ -171,7 +171,7 @@ async def test_a_cached_users_vectors_follow_edits_and_deletes(
 ) -> None:
     memory, dog = await add(services, embeddings, "u", PARAPHRASE, DISTRACTORS[0])
     async with services.db.unit_of_work() as session:
-        before = await embeddings.source(session).similar("u", QUERY, 10)
+        before = (await embeddings.source(session).similar("u", QUERY, 10)).cosines
     assert max(before, key=before.__getitem__) == memory.id
     async with services.db.unit_of_work() as session:
         service = MemoryService(
@@ -180,7 +180,7 @@ async def test_a_cached_users_vectors_follow_edits_and_deletes(
         await service.update("u", memory.id, MemoryChanges(content="Practised piano music"))
         await service.delete("u", dog.id)
     async with services.db.unit_of_work() as session:
-        after = await embeddings.source(session).similar("u", "guitar instrument", 10)
+        after = (await embeddings.source(session).similar("u", "guitar instrument", 10)).cosines
     assert set(after) == {memory.id}  # the new text's vector; the deleted one is gone
 
 

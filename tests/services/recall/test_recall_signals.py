@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from services.core.settings import Settings, SignalWeights
+from services.embeddings.similarities import Similarities
 from services.recall.recall_service import INLINE_QUERY_CHARS, RecallHit, RecallService
 from tests.conftest import FakeClock
 from tests.factories import Services
@@ -136,11 +137,11 @@ class FixedSimilarity:
         self.answers = similar
         self.asked: list[tuple[str, str]] = []
 
-    async def similar(self, user_id: str, query: str, limit: int) -> dict[int, float]:
+    async def similar(self, user_id: str, query: str, limit: int) -> Similarities:
         self.asked.append((user_id, query))
         if self.answers is None:
             raise TimeoutError("embedding provider timed out")
-        return self.answers
+        return Similarities(self.answers)
 
 
 async def _recall_with(services: Services, source: FixedSimilarity, query: str) -> list[RecallHit]:
