@@ -128,7 +128,8 @@ async def test_vector_search_reads_only_the_users_own_vectors(
     assert set(found) == {mine.id}
     assert theirs.id not in found
     assert 0.0 < found[mine.id] <= 1.0
-    assert nobody.cosines == {} and nobody.count == 0
+    assert nobody.cosines == {}
+    assert nobody.count == 0
 
 
 async def test_recall_with_a_semantic_source_finds_a_paraphrase_sharing_no_word(
