@@ -235,7 +235,9 @@ async def _add(args: argparse.Namespace, settings: Settings) -> int:
     async def work(db: Database) -> Any:
         async with db.unit_of_work() as session:
             service = MemoryService(session, settings, analyzer, utcnow)
-            item = NewMemory(content=args.content, memory_type=args.type, emotion_tags=args.tag)
+            item = NewMemory(
+                content=args.content, memory_type=args.type, emotion_tags=args.tag, role=args.role
+            )
             return await service.add(args.user, item)
 
     stored = await _with_db(settings, work)

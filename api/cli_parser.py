@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from models import MEMORY_TYPES
+from models import MEMORY_ROLES, MEMORY_TYPES
 from services.core.validation import MAX_TOP_K
 from services.evaluation.bilingual_command import add_bilingual_arguments
 from services.evaluation.command import add_compression_arguments, add_locomo_arguments
@@ -79,6 +79,12 @@ def _add(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="TAG",
         help="an explicit emotion tag such as 很重要 (repeat for several)",
+    )
+    parser.add_argument(
+        "--role",
+        default="user",
+        choices=MEMORY_ROLES,
+        help="whose words: the person's own (user, the default) or the assistant's reply",
     )
     _json_flag(parser)
 

@@ -18,6 +18,7 @@ def memory_out(memory: UserMemory, merged: bool | None = None) -> MemoryOut:
         memory_type=memory.memory_type,
         source=memory.source,
         conversation_id=memory.conversation_id,
+        role=memory.role,
         metadata=memory.meta,
         created_at=memory.created_at,
         updated_at=memory.updated_at,

@@ -6,12 +6,13 @@ from models.base import Base, UTCDateTime
 from models.embedding import MemoryEmbedding
 from models.history import JobRun, MemoryScoreHistory
 from models.index import MemoryTerm, MemoryTermStat, MemoryTopic
-from models.memory import IMPORTANCE_LEVELS, MEMORY_TYPES, MemoryUser, UserMemory
+from models.memory import IMPORTANCE_LEVELS, MEMORY_ROLES, MEMORY_TYPES, MemoryUser, UserMemory
 from models.message_score import CompressionRecord, MessageScoreRecord
 
 __all__ = [
     "ASSOCIATION_KINDS",
     "IMPORTANCE_LEVELS",
+    "MEMORY_ROLES",
     "MEMORY_TYPES",
     "ApiKey",
     "Base",

@@ -39,6 +39,9 @@ MEMORY_TYPES = (
     "other",
 )
 IMPORTANCE_LEVELS = ("high", "medium", "low")
+# Whose words a memory holds: the person's own (the default), or the assistant's reply,
+# kept as context of a conversation. Only the person's words state facts about them.
+MEMORY_ROLES = ("user", "assistant")
 # The scores a memory stores: the four components of seed 002 and their clamped total.
 SCORE_COLUMNS = (
     "importance_score",
@@ -68,6 +71,7 @@ class UserMemory(Base):
         PrimaryKeyConstraint("user_id", "id"),
         CheckConstraint(one_of("memory_type", MEMORY_TYPES), name="memory_type"),
         CheckConstraint(one_of("importance_level", IMPORTANCE_LEVELS), name="importance_level"),
+        CheckConstraint(one_of("role", MEMORY_ROLES), name="role"),
         CheckConstraint(
             all_non_negative(
                 "frequency_count",
@@ -86,7 +90,9 @@ class UserMemory(Base):
         UniqueConstraint("user_id", "id"),
         # Rescoring walks every user's memories in id ranges, and the admin finds one by id.
         Index("ix_user_memories_id", "id"),
-        UniqueConstraint("user_id", "content_hash"),
+        # The same words said by the person and by the assistant are two memories: a
+        # repeat merges only into a memory of the same role (migration 1b7e4c9a2f60).
+        UniqueConstraint("user_id", "content_hash", "role"),
         # Empty-query recall, admin listing and order=importance keyset pagination.
         Index("ix_user_memories_user_importance", "user_id", "importance_score", "id"),
         # order=recent keyset pagination.
@@ -116,6 +122,9 @@ class UserMemory(Base):
     # only between turns of one conversation: a person's separate statements in one chat
     # session are not each other's context (issue 28).
     conversation_id: Mapped[str | None] = mapped_column(String(128), default=None)
+    # Whose words these are (MEMORY_ROLES). An assistant turn is context of its
+    # conversation: it never merges with the person's words, and states no fact slot.
+    role: Mapped[str] = mapped_column(String(16), default="user", server_default="user")
     # "metadata" is reserved on declarative classes, so the attribute is ``meta``.
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType, default=dict)
     created_at: Mapped[datetime]

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from api.schemas.common import Level, MemoryType
+from api.schemas.common import Level, MemoryType, Role
 from models import UserMemory
 from services.core.validation import USER_ID_PATTERN
 
@@ -28,6 +28,7 @@ class MemoryView(BaseModel):
     id: int
     content: str
     memory_type: MemoryType
+    role: Role = Field(default="user", description='whose words: "user" or "assistant"')
     tags: list[str] = Field(description="emotion tags (given or found in the text)")
     importance: float = Field(description="0-1, the weighted importance score")
     level: Level
@@ -44,6 +45,7 @@ class MemoryView(BaseModel):
             id=memory.id,
             content=memory.content,
             memory_type=memory.memory_type,
+            role=memory.role,
             tags=list(memory.emotion_tags),
             importance=round(memory.importance_score, 4),
             level=memory.importance_level,

@@ -42,7 +42,7 @@ from api.mcp.schemas import (
     UserIdArg,
     Why,
 )
-from api.schemas.common import Content, Level, MemoryType, NoNul, Tags
+from api.schemas.common import Content, Level, MemoryType, NoNul, Role, Tags
 from api.schemas.messages import ChatMessageIn
 from services.access.keys import KeyScope
 from services.context.context_service import ContextRequest
@@ -157,12 +157,21 @@ class MemoryTools:
         content: Statement,
         memory_type: MemoryType = "other",
         tags: EmotionTags | None = None,
+        role: Annotated[
+            Role,
+            Field(
+                description='whose words: "user" (the person\'s, the default) or "assistant" '
+                "(your own reply, kept as context; it never counts as the user's fact)"
+            ),
+        ] = "user",
     ) -> Remembered:
         """Remember a statement about the user (a fact, preference, goal, decision, todo,
         event...). Saying the same thing again merges into the stored memory and counts
         as another mention, which raises its importance."""
         self._reach(user_id)
-        item = NewMemory(content=content, memory_type=memory_type, emotion_tags=tags or [])
+        item = NewMemory(
+            content=content, memory_type=memory_type, emotion_tags=tags or [], role=role
+        )
 
         async def add(service: MemoryService) -> Remembered:
             stored = await service.add(user_id, item)

@@ -34,6 +34,7 @@ def _new(item: MemoryIn) -> NewMemory:
         emotion_tags=item.emotion_tags,
         created_at=item.created_at,
         conversation_id=item.conversation_id,
+        role=item.role,
     )
 
 

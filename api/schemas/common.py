@@ -17,7 +17,7 @@ from pydantic import (
     StrictStr,
 )
 
-from models import MEMORY_TYPES
+from models import MEMORY_ROLES, MEMORY_TYPES
 from services.core.validation import (
     CONTENT_PATTERN,
     MAX_CONTENT_CHARS,
@@ -56,6 +56,9 @@ MemoryType = Literal[
 Level = Literal["high", "medium", "low"]
 
 
+Role = Literal["user", "assistant"]
+
+
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
 
 
@@ -79,6 +82,7 @@ CreatedAt = Annotated[
 
 
 assert set(MemoryType.__args__) == set(MEMORY_TYPES)  # type: ignore[attr-defined]
+assert set(Role.__args__) == set(MEMORY_ROLES)  # type: ignore[attr-defined]
 
 
 class _Strict(BaseModel):

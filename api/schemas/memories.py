@@ -16,6 +16,7 @@ from api.schemas.common import (
     MemoryType,
     Metadata,
     NoNul,
+    Role,
     Tags,
     _Strict,
 )
@@ -44,6 +45,15 @@ class MemoryIn(_Strict):
         ]
         | None
     ) = None
+    role: Annotated[
+        Role,
+        Field(
+            description='whose words: "user", the person\'s own (the default), or "assistant", '
+            "the assistant's reply stored as context of a conversation. A statement merges "
+            "only with words of its own role, and only the person's words state facts "
+            "(fact slots)",
+        ),
+    ] = "user"
 
 
 class MemoryBatchIn(_Strict):
@@ -102,6 +112,7 @@ class MemoryOut(BaseModel):
     memory_type: MemoryType
     source: str | None
     conversation_id: str | None
+    role: Role = Field(description='whose words: "user" (the person\'s) or "assistant"')
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime

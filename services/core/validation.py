@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from models import MEMORY_TYPES
+from models import MEMORY_ROLES, MEMORY_TYPES
 from services.core.errors import InvalidInput
 
 # 1-128 of [A-Za-z0-9_.:@-], but not "." or ".." (a path segment that means another
@@ -62,6 +62,13 @@ def check_memory_type(memory_type: str) -> str:
     if memory_type not in MEMORY_TYPES:
         raise InvalidInput(f"memory_type must be one of: {', '.join(MEMORY_TYPES)}")
     return memory_type
+
+
+def check_role(role: str) -> str:
+    """One of :data:`models.MEMORY_ROLES`: whose words a memory holds."""
+    if role not in MEMORY_ROLES:
+        raise InvalidInput(f"role must be one of: {', '.join(MEMORY_ROLES)}")
+    return role
 
 
 def check_content(content: str) -> str:

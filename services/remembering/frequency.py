@@ -118,8 +118,11 @@ class FrequencyTracker:
         analyses: Sequence[AnalyzedText],
         frequencies: Mapping[str, int],
         alignment: Alignment | None = None,
+        roles: Sequence[str] | None = None,
     ) -> list[tuple[UserMemory, float] | None]:
-        """Per text, the stored memory most similar to it among its near-duplicates.
+        """Per text, the stored memory most similar to it among its near-duplicates of the
+        same role (``roles``, whose words each text is; the person's when None): the
+        assistant echoing the person's words is not the person repeating them.
 
         Candidates come from the prefix filter (services/remembering/near_duplicates.py):
         exact for the term-set threshold. A large batch costs three lookups however many
@@ -142,6 +145,12 @@ class FrequencyTracker:
         rows = await self.memories.get_many(user_id, sorted({i for c in close for i in c}))
         if not rows:
             return [None] * len(analyses)
+        # Another role's memories go no further. They may have taken candidate places
+        # (most probe terms first), which a true near-duplicate of the same role outranks.
+        close = [
+            [i for i in ids if i in rows and rows[i].role == role]
+            for ids, role in zip(close, roles or ["user"] * len(analyses), strict=True)
+        ]
         contents = {i: row.content for i, row in rows.items()}
         best = await asyncio.to_thread(_best, analyses, close, contents, alignment)
         return [None if b is None else (rows[b[0]], b[1]) for b in best]

@@ -31,7 +31,7 @@ from services.remembering.near_duplicates import (
 )
 from services.repositories.associations import AssociationRepository
 from services.repositories.facts import FactRepository
-from services.repositories.memories import MemoryRepository
+from services.repositories.memories import HashKey, MemoryRepository
 from services.repositories.search import Postings, SearchRepository
 from services.text.analysis import AnalyzedText, jaccard
 
@@ -48,6 +48,12 @@ class Statement:
     analysis: AnalyzedText
     fact_slot: str | None = None  # services/remembering/facts/slots.py
     conversation_id: str | None = None  # the dialogue it is a turn of
+    role: str = "user"  # whose words: it repeats only a memory of the same role
+
+    @property
+    def key(self) -> HashKey:
+        """What makes it the same memory as a stored one, word for word."""
+        return self.analysis.content_hash, self.role
 
 
 @dataclass
@@ -73,32 +79,41 @@ class Target:
 
 def decide(
     analyses: Sequence[AnalyzedText],
-    stored: Mapping[str, int],
+    stored: Mapping[HashKey, int],
     found: Sequence[tuple[int, float] | None],
     alignment: Alignment,
+    roles: Sequence[str] | None = None,
 ) -> list[Target]:
     """Per statement, in order: the memory it repeats, or the new memory it starts.
 
-    ``stored`` maps the content hashes already stored to their memory ids, ``found`` is
-    each statement's stored near-duplicate (id, similarity). Pure CPU work, run in a
-    worker thread: an earlier statement of the batch is a candidate only through the
+    ``stored`` maps the (content hash, role) pairs already stored to their memory ids,
+    ``found`` is each statement's stored near-duplicate (id, similarity) of the same
+    role, ``roles`` whose words each statement is (all the person's when None): a
+    statement repeats only a memory of its own role, so the assistant echoing the
+    person's words never counts as the person saying them again. Pure CPU work, run in
+    a worker thread: an earlier statement of the batch is a candidate only through the
     prefix and length filters, at most ``NEAR_DUPLICATE_CANDIDATES`` of them are
     verified, and their alignments share the batch's budget (near_duplicates.py).
     """
     threshold = alignment.threshold
     frequencies: Counter[str] = Counter(t for a in analyses for t in a.terms)
-    index = TermSetIndex(threshold, frequencies)
+    # One index per role: another role's texts are never candidates, nor crowd them out.
+    indexes: dict[str, TermSetIndex] = {}
     sets: list[set[str]] = []
     texts: list[str] = []
-    new_by_hash: dict[str, int] = {}
+    new_by_key: dict[HashKey, int] = {}
     targets: list[Target] = []
-    for a, near in zip(analyses, found, strict=True):
-        if a.content_hash in stored:
-            targets.append(Target("stored", stored[a.content_hash]))
+    for a, role, near in zip(analyses, roles or ["user"] * len(analyses), found, strict=True):
+        key = (a.content_hash, role)
+        if key in stored:
+            targets.append(Target("stored", stored[key]))
             continue
-        if a.content_hash in new_by_hash:
-            targets.append(Target("new", new_by_hash[a.content_hash]))
+        if key in new_by_key:
+            targets.append(Target("new", new_by_key[key]))
             continue
+        index = indexes.get(role)
+        if index is None:
+            index = indexes[role] = TermSetIndex(threshold, frequencies)
         terms = set(a.terms)
         best: Target | None = None
         best_similarity = 0.0
@@ -112,7 +127,7 @@ def decide(
             best = Target("stored", near[0])
         if best is None:
             best = Target("new", len(sets), creates=True)
-            new_by_hash[a.content_hash] = len(sets)
+            new_by_key[key] = len(sets)
             index.add(len(sets), terms)
             sets.append(terms)
             texts.append(a.normalized)
@@ -160,23 +175,24 @@ class BatchIngest:
         )
         # Stored memories do not change while the batch is decided, so every statement's
         # stored near-duplicate is looked up at once, in three statements in all.
-        probed = [s for s in statements if s.analysis.content_hash not in stored]
+        probed = [s for s in statements if s.key not in stored]
         alignment = Alignment(self.settings.near_duplicate_threshold)
         found = await self.frequency.find_near_duplicates(
-            user_id, [s.analysis for s in probed], frequencies, alignment
+            user_id, [s.analysis for s in probed], frequencies, alignment, [s.role for s in probed]
         )
         near = {id(s): f for s, f in zip(probed, found, strict=True)}
         by_id = {m.id: m for m in stored.values()}
         for f in found:
             if f is not None:
                 by_id[f[0].id] = f[0]
-                stored.setdefault(f[0].content_hash, f[0])
+                stored.setdefault((f[0].content_hash, f[0].role), f[0])
         targets = await asyncio.to_thread(
             decide,
             [s.analysis for s in statements],
-            {h: m.id for h, m in stored.items()},
+            {k: m.id for k, m in stored.items()},
             [_id_and_similarity(near.get(id(s))) for s in statements],
             alignment,
+            [s.role for s in statements],
         )
         new: list[_NewMemory] = []
         mentioned: dict[int, int] = {}
@@ -244,22 +260,22 @@ class BatchIngest:
         user_id: str,
         new: list[_NewMemory],
         now: datetime,
-        stored: dict[str, UserMemory],
+        stored: dict[HashKey, UserMemory],
         mentioned: dict[int, int],
     ) -> None:
         """Insert the new rows; one a concurrent writer stored first becomes a repeat."""
         ids = await self.memories.insert_new([_row(user_id, m, now) for m in new])
-        lost = [m for m in new if m.statement.analysis.content_hash not in ids]
+        lost = [m for m in new if m.statement.key not in ids]
         for m in new:
-            m.memory_id = ids.get(m.statement.analysis.content_hash, 0)
+            m.memory_id = ids.get(m.statement.key, 0)
         if not lost:
             return
         winners = await self.memories.get_by_hashes(
             user_id, [m.statement.analysis.content_hash for m in lost]
         )
         for m in lost:
-            winner = winners[m.statement.analysis.content_hash]
-            stored[winner.content_hash] = winner
+            winner = winners[m.statement.key]
+            stored[m.statement.key] = winner
             mentioned[winner.id] = mentioned.get(winner.id, 0) + 1 + m.repeats
             _keep_emotion(winner, m.statement.analysis)
 
@@ -313,10 +329,10 @@ class BatchIngest:
         return linked
 
     @staticmethod
-    def _winner(kind: str, i: int, new: list[_NewMemory], stored: dict[str, UserMemory]) -> int:
+    def _winner(kind: str, i: int, new: list[_NewMemory], stored: dict[HashKey, UserMemory]) -> int:
         if kind == "stored":
             return i
-        memory = stored[new[i].statement.analysis.content_hash]
+        memory = stored[new[i].statement.key]
         return memory.id
 
 
@@ -349,6 +365,7 @@ def _row(user_id: str, m: _NewMemory, now: datetime) -> dict[str, Any]:
         "memory_type": s.memory_type,
         "source": s.source,
         "conversation_id": s.conversation_id,
+        "role": s.role,
         "meta": s.metadata,
         "created_at": s.created_at or now,
         "updated_at": now,

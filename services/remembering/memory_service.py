@@ -36,6 +36,7 @@ from services.core.validation import (
     check_created_at,
     check_memory_type,
     check_metadata,
+    check_role,
     check_tags,
     check_text,
     check_user_id,
@@ -67,6 +68,10 @@ class NewMemory:
     created_at: datetime | None = None
     # The dialogue this statement is a turn of (recall's continuity stays inside one).
     conversation_id: str | None = None
+    # Whose words: "user" (the person's own) or "assistant" (a reply kept as context of a
+    # conversation). An assistant turn merges only with the assistant's words, and states
+    # no fact about the person (it neither sets nor supersedes a fact slot).
+    role: str = "user"
 
 
 @dataclass
@@ -117,6 +122,12 @@ def decode_cursor(order: Order, cursor: str) -> tuple[Any, int]:
         return key, int(raw["i"])
     except (ValueError, KeyError, TypeError, binascii.Error) as exc:
         raise InvalidInput("malformed cursor") from exc
+
+
+def _stated_fact(content: str, role: str) -> Fact | None:
+    """The fact a memory states about the person: only the person's own words state one
+    ("You live in Oslo, right?" from the assistant is not the person moving there)."""
+    return extract_fact(content) if role == "user" else None
 
 
 class MemoryService:
@@ -183,6 +194,7 @@ class MemoryService:
                 a,
                 f.slot if f else None,
                 i.conversation_id,
+                i.role,
             )
             for i, a, f in zip(cleaned, analyses, facts, strict=True)
         ]
@@ -209,7 +221,7 @@ class MemoryService:
     ) -> tuple[list[AnalyzedText], list[Fact | None]]:
         """The analysis and stated fact of every item (CPU only: a worker thread's job)."""
         analyses = [self.analyzer.analyze(i.content, i.emotion_tags) for i in items]
-        return analyses, [extract_fact(i.content) for i in items]
+        return analyses, [_stated_fact(i.content, i.role) for i in items]
 
     async def _reembed(
         self, memory: UserMemory, vectors: list[Vector] | None, now: datetime
@@ -306,6 +318,7 @@ class MemoryService:
                 if item.conversation_id
                 else None
             ),
+            role=check_role(item.role),
         )
 
     async def _index(self, memory: UserMemory, analysis: AnalyzedText, now: datetime) -> None:
@@ -390,7 +403,7 @@ class MemoryService:
         if content is None:
             return touched
         touched += await self.facts.superseded_by(user_id, memory.id)
-        fact = extract_fact(content)
+        fact = _stated_fact(content, memory.role)
         if fact is not None:
             touched += [row.id for row in await self.facts.current_of_slots(user_id, [fact.slot])]
         return touched
@@ -399,7 +412,9 @@ class MemoryService:
         self, memory: UserMemory, content: str, analysis: AnalyzedText, now: datetime
     ) -> None:
         if analysis.content_hash != memory.content_hash:
-            other = await self.memories.get_by_hash(memory.user_id, analysis.content_hash)
+            other = await self.memories.get_by_hash(
+                memory.user_id, analysis.content_hash, memory.role
+            )
             if other is not None and other.id != memory.id:
                 raise DuplicateContent(f"memory {other.id} already holds this content")
         old_length = memory.doc_length
@@ -426,7 +441,7 @@ class MemoryService:
         become current again, and its own superseded link is cleared). Then it is
         corrected like a new statement said at its ``created_at``.
         """
-        fact = extract_fact(memory.content)
+        fact = _stated_fact(memory.content, memory.role)
         slot = fact.slot if fact is not None else None
         if slot != memory.fact_slot:
             await self.facts.repoint(memory.user_id, memory.id, memory.superseded_by_id)

@@ -118,7 +118,7 @@ _PG_ANCHORS = """anchors AS (
   ORDER BY c.score DESC, c.memory_id DESC
   LIMIT :anchors)"""
 _PG_SIDE = """(SELECT n.id, n.content, n.importance_score, n.created_at, n.conversation_id,
-    n.memory_type, {before} AS before
+    n.memory_type, n.role, {before} AS before
   FROM user_memories AS n
   WHERE n.user_id = :user_id AND n.created_at BETWEEN {low} AND {high}
     AND (n.created_at {cmp} a.created_at OR n.id {cmp} a.memory_id)
@@ -147,7 +147,8 @@ def _pg_neighbours(filters: str) -> str:
     )
     return (
         "SELECT s.id, CAST(NULL AS FLOAT8), s.content, s.importance_score, s.created_at,"
-        " s.conversation_id, s.memory_type, CAST(NULL AS VARCHAR), a.memory_id, s.before,"
+        " s.conversation_id, s.memory_type, s.role, CAST(NULL AS VARCHAR), a.memory_id,"
+        " s.before,"
         " CAST(NULL AS INTEGER), CAST(NULL AS BIGINT)\n"
         f"FROM anchors AS a CROSS JOIN LATERAL (\n{before}\nUNION ALL\n{after}) AS s"
     )
@@ -213,7 +214,7 @@ successors AS (
     ORDER BY c.created_at DESC, c.id DESC LIMIT 1), h.superseded_by_id) AS id
   FROM superseded_hits AS h)"""
 _SUCCESSORS = """SELECT m.id, c.score, m.content, m.importance_score, m.created_at,
-    m.conversation_id, m.memory_type, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool},
+    m.conversation_id, m.memory_type, m.role, CAST(NULL AS VARCHAR), {null_bigint}, {null_bool},
     {null_int}, c.origin
 FROM successors AS c JOIN user_memories AS m ON m.id = c.id
 WHERE m.user_id = :user_id AND m.superseded_by_id IS NULL{types}"""
@@ -264,14 +265,15 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         # A superseded winner is told apart by its own row, read anyway: it is left out
         # of the candidates, and the best of them lend their scores to their successors.
         ctes += [
-            f"ranked AS (\nSELECT {columns}, m.memory_type, m.fact_slot, m.superseded_by_id\n"
+            f"ranked AS (\nSELECT {columns}, m.memory_type, m.role, m.fact_slot,"
+            f" m.superseded_by_id\n"
             f"{winners})",
             "candidates AS (\nSELECT memory_id, score, content, importance_score, created_at,"
-            " conversation_id, memory_type FROM ranked WHERE superseded_by_id IS NULL)",
+            " conversation_id, memory_type, role FROM ranked WHERE superseded_by_id IS NULL)",
             _SUPERSEDED_HITS,
         ]
     else:
-        ctes.append(f"candidates AS (\nSELECT {columns}, m.memory_type\n{winners})")
+        ctes.append(f"candidates AS (\nSELECT {columns}, m.memory_type, m.role\n{winners})")
     # PostgreSQL types a UNION's columns pair by pair: NULLs are cast so that no column
     # is typed text before the rows that give it a type.
     null_bigint, null_real, null_bool, null_int = (
@@ -281,13 +283,13 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
     )
     parts = [
         "SELECT memory_id, score, content, importance_score, created_at, conversation_id,"
-        " memory_type,"
+        " memory_type, role,"
         f" CAST(NULL AS VARCHAR) AS term, {null_bigint} AS anchor_id,"
         f" {null_bool} AS before, {null_int} AS cutoff, {null_bigint} AS via\nFROM candidates",
-        f"SELECT {null_bigint}, u.avgdl, NULL, u.n, NULL, NULL, NULL, NULL, NULL, NULL,"
+        f"SELECT {null_bigint}, u.avgdl, NULL, u.n, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
         " NULL, NULL\nFROM u",
-        f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, q.term, NULL, NULL,"
-        " q.cutoff, NULL\nFROM q",
+        f"SELECT {null_bigint}, q.w, NULL, {null_real}, NULL, NULL, NULL, NULL, q.term, NULL,"
+        " NULL, q.cutoff, NULL\nFROM q",
     ]
     if current_only:
         parts.append(
@@ -316,6 +318,7 @@ def bm25_statement(dialect: str, with_types: bool, current_only: bool) -> Textua
         m.created_at,
         m.conversation_id,
         m.memory_type,
+        m.role,
         column("term", String()),
         column("anchor_id", BigInteger()),
         column("before", Boolean()),

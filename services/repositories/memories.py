@@ -34,6 +34,8 @@ Order = Literal["importance", "recent"]
 # Bound parameters per statement stay well under asyncpg's 32,767.
 IDS_PER_STATEMENT = 5000
 INSERT_ROWS_PER_STATEMENT = 500
+# A stored content is unique per user by its normalized hash and whose words it is.
+HashKey = tuple[str, str]  # (content_hash, role)
 
 
 class MemorySketch(NamedTuple):
@@ -47,6 +49,7 @@ class MemorySketch(NamedTuple):
     created_at: datetime
     conversation_id: str | None  # continuity stays inside one conversation
     memory_type: str
+    role: str  # whose words: "user" (the person's) or "assistant" (models.MEMORY_ROLES)
 
 
 # MemorySketch's fields, in order: what every recall candidate query reads.
@@ -57,6 +60,7 @@ SKETCH_COLUMNS = (
     UserMemory.created_at,
     UserMemory.conversation_id,
     UserMemory.memory_type,
+    UserMemory.role,
 )
 
 
@@ -94,10 +98,14 @@ class MemoryRepository:
             found.update((m.id, m) for m in result.scalars())
         return found
 
-    async def get_by_hash(self, user_id: str, content_hash: str) -> UserMemory | None:
-        """The memory with this normalized content, if the user said it before."""
+    async def get_by_hash(
+        self, user_id: str, content_hash: str, role: str = "user"
+    ) -> UserMemory | None:
+        """The memory with this normalized content in this role's words, if said before."""
         result = await self.session.execute(
-            self._scoped(user_id).where(UserMemory.content_hash == content_hash)
+            self._scoped(user_id).where(
+                UserMemory.content_hash == content_hash, UserMemory.role == role
+            )
         )
         return result.scalar_one_or_none()
 
@@ -171,21 +179,22 @@ class MemoryRepository:
             stmt = stmt.where(UserMemory.superseded_by_id.is_(None))
         return stmt
 
-    async def get_by_hashes(self, user_id: str, hashes: Sequence[str]) -> dict[str, UserMemory]:
-        """The user's memories holding any of these normalized contents, by hash."""
-        found: dict[str, UserMemory] = {}
+    async def get_by_hashes(self, user_id: str, hashes: Sequence[str]) -> dict[HashKey, UserMemory]:
+        """The user's memories holding any of these normalized contents, by (hash, role):
+        the same words may be stored once as the person's and once as the assistant's."""
+        found: dict[HashKey, UserMemory] = {}
         unique = sorted(set(hashes))
         statement = write_sql.by_hashes(self.dialect)
         for start in range(0, len(unique), IDS_PER_STATEMENT):
             params = {"owner": user_id, "hashes": unique[start : start + IDS_PER_STATEMENT]}
             result = await self.session.execute(statement, params)
-            found.update((m.content_hash, m) for m in result.scalars())
+            found.update(((m.content_hash, m.role), m) for m in result.scalars())
         return found
 
-    async def insert_new(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-        """Insert memory rows in bulk; the ids by content hash of those that went in.
+    async def insert_new(self, rows: Sequence[dict[str, Any]]) -> dict[HashKey, int]:
+        """Insert memory rows in bulk; the ids by (content hash, role) of those that went in.
 
-        ``ON CONFLICT DO NOTHING`` on ``(user_id, content_hash)``: a row whose content a
+        ``ON CONFLICT DO NOTHING`` on ``(user_id, content_hash, role)``: a row whose content a
         concurrent transaction stored first is left out of the result (the caller merges
         it into the winner) instead of failing the whole batch.
         """
@@ -194,19 +203,19 @@ class MemoryRepository:
         make_insert = upsert_insert(self.session)
         stmt = (
             make_insert(UserMemory)
-            .on_conflict_do_nothing(index_elements=["user_id", "content_hash"])
-            .returning(UserMemory.id, UserMemory.content_hash)
+            .on_conflict_do_nothing(index_elements=["user_id", "content_hash", "role"])
+            .returning(UserMemory.id, UserMemory.content_hash, UserMemory.role)
             # A None is sent as NULL, not left out: the ORM groups rows by the columns
             # they set, and rows with and without a fact slot or a last mention split a
             # batch of 1,000 into about 200 statements of 1 to 5 rows (issue 5's profile).
             .execution_options(render_nulls=True)
         )
-        ids: dict[str, int] = {}
+        ids: dict[HashKey, int] = {}
         for start in range(0, len(rows), INSERT_ROWS_PER_STATEMENT):
             result = await self.session.execute(
                 stmt, list(rows[start : start + INSERT_ROWS_PER_STATEMENT])
             )
-            ids.update((str(h), int(i)) for i, h in result)
+            ids.update(((str(h), str(r)), int(i)) for i, h, r in result)
         return ids
 
     async def delete(self, memory: UserMemory) -> None:

@@ -127,6 +127,7 @@ class NeighbourRepository:
                     row.created_at,
                     row.conversation_id,
                     row.memory_type,
+                    row.role,
                 ),
             )
             for row in rows
@@ -181,7 +182,13 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         position = or_(m.created_at > at, m.id > anchor_id)
         order = (m.created_at.asc(), m.id.asc())
     stmt = select(
-        m.id, m.created_at, m.content, m.importance_score, m.conversation_id, m.memory_type
+        m.id,
+        m.created_at,
+        m.content,
+        m.importance_score,
+        m.conversation_id,
+        m.memory_type,
+        m.role,
     ).where(
         m.user_id == bindparam("user_id"),
         bound,
@@ -203,4 +210,5 @@ def _side(i: int, before: bool, radius: int, with_types: bool, current_only: boo
         side.c.importance_score,
         side.c.conversation_id,
         side.c.memory_type,
+        side.c.role,
     )

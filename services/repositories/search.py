@@ -179,9 +179,21 @@ class SearchRepository:
         around: list[tuple[int, bool, MemorySketch]] = []
         successors: list[tuple[float, int, MemorySketch]] = []
         for row in rows:
-            mid, score, text, importance, at, conversation, kind, term, anchor, before, cut, via = (
-                row
-            )
+            (
+                mid,
+                score,
+                text,
+                importance,
+                at,
+                conversation,
+                kind,
+                role,
+                term,
+                anchor,
+                before,
+                cut,
+                via,
+            ) = row
             if mid is None:  # the statistics
                 if term is None:
                     avg_doc_length = float(score)
@@ -191,7 +203,7 @@ class SearchRepository:
                     if cut is not None:
                         cutoffs[str(term)] = int(cut)
                 continue
-            sketch = MemorySketch(int(mid), text, importance, at, conversation, kind)
+            sketch = MemorySketch(int(mid), text, importance, at, conversation, kind, role)
             if via is not None:
                 successors.append((float(score), int(via), sketch))
             elif anchor is None:

@@ -40,6 +40,7 @@ async def test_migrate_add_recall_rescore_stats(
         assert code == 0
         added = json.loads(out)
         assert added["memory_type"] == "event"
+        assert added["role"] == "user"
         assert "很重要" in added["emotion_tags"]
         code, out = await _run(capsys, "recall", "carol", "杭州出差", "--explain")
         hits = json.loads(out)

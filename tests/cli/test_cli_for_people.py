@@ -65,6 +65,12 @@ def test_every_command_and_option_has_help_and_lists_its_allowed_values() -> Non
     assert all(kind in add.format_help() for kind in MEMORY_TYPES)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["add", "ann", "x", "--type", "nonsense"])
+    assert build_parser().parse_args(["add", "ann", "x"]).role == "user"
+    assert build_parser().parse_args(["add", "ann", "x", "--role", "assistant"]).role == (
+        "assistant"
+    )
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["add", "ann", "x", "--role", "system"])
 
 
 def _hit(content: str, confidence: float | None = None) -> RecallHit:

@@ -94,6 +94,9 @@ async def test_import_memorybank_then_recall(
             "speaker": "user",
         }
         assert memory["created_at"] == "2023-04-28T00:02:00Z"
+        assert memory["role"] == "user"
+        roles = {h["memory"]["content"]: h["memory"]["role"] for h in hits}
+        assert roles.get("你看到了什么有趣的景色？") == "assistant"
         # The day's earlier messages are its session: they come along (continuity).
         contents = [h["memory"]["content"] for h in hits]
         assert "你看到了什么有趣的景色？" in contents

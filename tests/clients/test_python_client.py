@@ -34,6 +34,10 @@ def test_every_v1_route_sync(live: LiveServer) -> None:
         ann = memory.remember(user, "My sister Ann lives in Lisbon", memory_type="fact")
         assert ann["merged"] is False
         assert memory.remember(user, "My sister Ann lives in Lisbon")["merged"] is True
+        # The assistant's echo is its own memory (another user keeps this one's listing).
+        said = memory.remember(f"{user}-roles", "My sister Ann lives in Lisbon")
+        echo = memory.remember(f"{user}-roles", "My sister Ann lives in Lisbon", role="assistant")
+        assert (echo["merged"], echo["role"], said["role"]) == (False, "assistant", "user")
         batch = memory.remember_many(
             user,
             [

@@ -45,6 +45,7 @@ async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
             {"content": "a\x00b"},  # NUL
             {"content": "fine", "tags": ["x" * 65]},  # a tag over the limit
             {"content": "fine", "memory_type": "gossip"},
+            {"content": "fine", "role": "system"},
         ):
             refused = await mcp.call_tool("remember", {"user_id": "u", **arguments})
             assert refused.is_error, arguments
@@ -52,6 +53,16 @@ async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
         assert nul_query.is_error
         listed = structured(await mcp.call_tool("list_memories", {"user_id": "u"}))
         assert listed["items"] == []
+
+
+async def test_remember_takes_whose_words_they_are(state: AppState) -> None:
+    async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
+        said = {"user_id": "u", "content": "I live in Oslo"}
+        mine = structured(await mcp.call_tool("remember", said))
+        echo = structured(await mcp.call_tool("remember", {**said, "role": "assistant"}))
+        assert (mine["memory"]["role"], echo["memory"]["role"]) == ("user", "assistant")
+        assert echo["merged"] is False
+        assert echo["memory"]["id"] != mine["memory"]["id"]
 
 
 async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_recall(

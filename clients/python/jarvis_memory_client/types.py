@@ -12,6 +12,8 @@ MemoryType = Literal[
     "fact", "preference", "goal", "decision", "constraint", "todo", "event", "code", "other"
 ]
 Level = Literal["high", "medium", "low"]
+# Whose words: the person's own, or the assistant's reply kept as context.
+Role = Literal["user", "assistant"]
 Order = Literal["importance", "recent"]
 RerankMode = Literal["fast", "balanced", "quality"]
 
@@ -36,6 +38,7 @@ class Memory(TypedDict):
     content: str
     memory_type: MemoryType
     source: str | None
+    role: Role
     metadata: Json
     created_at: str
     updated_at: str
@@ -66,6 +69,7 @@ class NewMemory(TypedDict):
     metadata: NotRequired[Json]
     emotion_tags: NotRequired[list[str]]
     created_at: NotRequired[str | None]
+    role: NotRequired[Role]
 
 
 class MemoryChanges(TypedDict, total=False):
@@ -86,6 +90,7 @@ class RememberOptions(TypedDict, total=False):
     metadata: Json
     emotion_tags: list[str]
     created_at: str | None
+    role: Role
 
 
 class MemoryPage(TypedDict):

@@ -4,7 +4,9 @@ The file maps a user name to ``{"history": {"YYYY-MM-DD": [{"query", "response"}
 (other keys ignored). Each user becomes a user of the service (``<prefix><NN>``, in file
 order, because names such as 「张曼婷」 are not valid user ids); each message, the user's
 query and the assistant's response alike, becomes one memory with source ``memorybank``,
-metadata ``{"user_name", "date", "turn", "speaker": "user" | "assistant"}`` and a
+the speaker's ``role`` (``user`` for a query, ``assistant`` for a response: a response
+never merges into the person's words nor states a fact about them), metadata
+``{"user_name", "date", "turn", "speaker": "user" | "assistant"}`` and a
 ``created_at`` of that day at midnight UTC plus one minute per message, so a day's
 dialog keeps its order and forms one session (continuity) while days stay apart.
 """
@@ -90,6 +92,7 @@ def _messages(name: str, history: Any) -> list[NewMemory]:
                     metadata=meta,
                     created_at=created,
                     conversation_id=f"{SOURCE}/{name}/{date}",  # one dialogue a day
+                    role=speaker,
                 )
             )
     return items
@@ -134,10 +137,12 @@ async def already_stored(db: Database, users: dict[str, list[NewMemory]], prefix
     for the user ids they would be imported as."""
     found = 0
     for user_id, items in zip(_user_ids(users, prefix), users.values(), strict=True):
-        hashes = [content_hash(item.content) for item in items]
+        keys = [(content_hash(item.content), item.role) for item in items]
         async with db.reader() as session:
-            stored = await MemoryRepository(session).get_by_hashes(user_id, sorted(set(hashes)))
-        found += sum(1 for h in hashes if h in stored)
+            stored = await MemoryRepository(session).get_by_hashes(
+                user_id, sorted({h for h, _ in keys})
+            )
+        found += sum(1 for k in keys if k in stored)
     return found
 
 

@@ -116,7 +116,7 @@ def test_anchors_are_the_best_scored_hits_at_least_that_relevant() -> None:
     from services.repositories.memories import MemorySketch
 
     def hit(mid: int) -> MemorySketch:
-        return MemorySketch(mid, "x", 0.5, T0, "chat" if mid != 6 else None, "other")
+        return MemorySketch(mid, "x", 0.5, T0, "chat" if mid != 6 else None, "other", "user")
 
     # 6 is the best hit but in no conversation: it lends no continuity.
     scored = [(2.0, hit(1)), (4.0, hit(2)), (1.0, hit(3)), (4.0, hit(4)), (0.0, hit(5))]

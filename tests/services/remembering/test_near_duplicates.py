@@ -113,6 +113,31 @@ def test_a_near_duplicate_in_the_batch_still_merges(analyzer: TextAnalyzer) -> N
         ("new", 0, False),
     ]
     # A stored near-duplicate wins over none in the batch; an exact stored hash first.
-    stored = {analyses[1].content_hash: 77}
+    stored = {(analyses[1].content_hash, "user"): 77}
     targets = decide(analyses, stored, [None, None, (55, 0.9)], Alignment(0.85))
     assert [(t.kind, t.key) for t in targets] == [("new", 0), ("stored", 77), ("new", 0)]
+
+
+def test_a_statement_repeats_only_words_of_its_own_role(analyzer: TextAnalyzer) -> None:
+    """The assistant echoing the person (exactly or nearly) starts a memory of its own;
+    the person saying it again still merges, past the assistant's echo."""
+    said = [
+        "我很担心下周的考试",
+        "我很担心下周的考试",
+        "我很担心下周的考试啊",
+        "我很担心下周的考试",
+    ]
+    roles = ["user", "assistant", "assistant", "user"]
+    analyses = [analyzer.analyze(s) for s in said]
+    targets = decide(analyses, {}, [None] * 4, Alignment(0.85), roles)
+    assert [(t.kind, t.key, t.creates) for t in targets] == [
+        ("new", 0, True),
+        ("new", 1, True),
+        ("new", 1, False),
+        ("new", 0, False),
+    ]
+    # A stored hash is matched with its role: the person's stored words are not the
+    # assistant's.
+    stored = {(analyses[0].content_hash, "user"): 77}
+    targets = decide(analyses[:2], stored, [None, None], Alignment(0.85), roles[:2])
+    assert [(t.kind, t.key) for t in targets] == [("stored", 77), ("new", 0)]
