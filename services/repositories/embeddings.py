@@ -128,9 +128,10 @@ class EmbeddingRepository:
         return {str(model): int(n) for model, n in result}
 
     async def unembedded(
-        self, model: str, after_id: int, limit: int, user_id: str | None = None
+        self, model: str, before_id: int | None, limit: int, user_id: str | None = None
     ) -> list[Unembedded]:
-        """Memories after ``after_id`` (id order) with no vector from ``model``.
+        """The newest memories (below ``before_id``, if given) with no vector from ``model``,
+        newest first: what was just said is searchable first.
 
         A memory whose vector another model made counts as missing, so a change of model
         re-embeds everything, a batch at a time.
@@ -149,10 +150,12 @@ class EmbeddingRepository:
                 UserMemory.created_at,
             )
             .outerjoin(MemoryEmbedding, joined)
-            .where(MemoryEmbedding.memory_id.is_(None), UserMemory.id > after_id)
-            .order_by(UserMemory.id)
+            .where(MemoryEmbedding.memory_id.is_(None))
+            .order_by(UserMemory.id.desc())
             .limit(limit)
         )
+        if before_id is not None:
+            query = query.where(UserMemory.id < before_id)
         if user_id is not None:
             query = query.where(UserMemory.user_id == user_id)
         result = await self.session.execute(query)
