@@ -193,8 +193,8 @@ class MemoryService:
         if self.embeddings is not None and vectors is not None:
             # A statement that created its memory holds that memory's text exactly.
             fresh = [
-                (o.memory_id, v)
-                for o, v in zip(outcomes, vectors, strict=True)
+                (o.memory_id, v, i.content)
+                for o, v, i in zip(outcomes, vectors, cleaned, strict=True)
                 if v is not None and not o.merged
             ]
             await self.embeddings.store(self.memories.session, user_id, fresh, now)
@@ -213,7 +213,7 @@ class MemoryService:
         return analyses, [extract_fact(i.content) for i in items]
 
     async def _reembed(
-        self, memory: UserMemory, vectors: list[Vector] | None, now: datetime
+        self, memory: UserMemory, text: str, vectors: list[Vector] | None, now: datetime
     ) -> None:
         """Store an edited memory's new vector; without one, drop the old text's vector
         (it would mislead) and let the backfill make a new one."""
@@ -223,7 +223,7 @@ class MemoryService:
         # A turn's vector holds the turns before it: the backfill job makes it again.
         turn = memory.conversation_id is not None and self.embeddings.context_turns > 0
         if vectors is not None and not turn:
-            await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
+            await self.embeddings.store(session, user_id, [(memory.id, vectors[0], text)], now)
         else:
             await self.embeddings.forget(session, user_id, memory.id)
             self._backfill_after_commit()
@@ -351,9 +351,9 @@ class MemoryService:
             memory.meta = check_metadata(changes.metadata)
         if analysis is not None:
             await self._reanalyse(memory, text or memory.content, analysis, now)
-        if changes.content is not None:
+        if text is not None:  # new content
             await self._reslot(memory, now)
-            await self._reembed(memory, vectors, now)
+            await self._reembed(memory, text, vectors, now)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass, field
 
 from models import JobRun
 from services.core.clock import Clock
@@ -20,7 +21,7 @@ from services.core.db import Database
 from services.core.metrics import RESCORE_ROWS, RESCORE_RUNS, RESCORE_SECONDS
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
-from services.embeddings.service import Embeddings
+from services.embeddings.service import Embeddings, source_hash
 from services.embeddings.vectors import Vector
 from services.repositories.dialect import embed_lock, rescore_lock
 from services.repositories.embeddings import EmbeddingRepository
@@ -168,12 +169,17 @@ async def _backfill(
             if batch:
                 before = batch[-1].memory_id
                 vectors = await embeddings.embed(texts, seconds=settings.embedding_backfill_timeout)
-                by_user: dict[str, list[tuple[int, Vector]]] = {}
-                for item, vector in zip(batch, vectors, strict=True):
-                    by_user.setdefault(item.user_id, []).append((item.memory_id, vector))
+                by_user: dict[str, list[tuple[int, Vector, str]]] = {}
+                for item, vector, text in zip(batch, vectors, texts, strict=True):
+                    by_user.setdefault(item.user_id, []).append((item.memory_id, vector, text))
+                # Stored only where the memory still has the content read above: an edit
+                # or a delete since wins (and an edit's nudge brings its memory back).
+                contents = {item.memory_id: item.content for item in batch}
                 async with db.unit_of_work() as session:
-                    for owner, pairs in by_user.items():
-                        rows += await embeddings.store(session, owner, pairs, clock())
+                    for owner, made in by_user.items():
+                        rows += await embeddings.store(
+                            session, owner, made, clock(), contents=contents
+                        )
                 progress.advance(len(batch))
             if nudges.take():
                 before = None  # a write committed meanwhile: from the newest again
@@ -191,3 +197,42 @@ async def _backfill(
         "embedding backfill run %s %s: %d vectors (%s)", run.id, status, rows, embeddings.model
     )
     return stored
+
+
+@dataclass
+class VectorCheck:
+    """What ``jarvis-memory embed --verify`` found among the current model's vectors."""
+
+    model: str
+    checked: int = 0
+    matching: int = 0
+    # (user, memory id) of vectors whose memory's text (or a turn's earlier turns) changed
+    stale: list[tuple[str, int]] = field(default_factory=list)
+    unknown: int = 0  # stored before vectors recorded their source
+
+
+async def verify_vectors(
+    db: Database, settings: Settings, embeddings: Embeddings, *, user_id: str | None = None
+) -> VectorCheck:
+    """Compare every vector of the current model (or one user's) with the text its memory
+    would be embedded as now: the hash stored with the vector against the hash of that
+    text, a batch of ``embedding_backfill_batch`` memories per reader unit of work."""
+    check = VectorCheck(embeddings.model)
+    after = 0
+    while True:
+        async with db.reader() as session:
+            found = await EmbeddingRepository(session).sources(
+                embeddings.model, after, settings.embedding_backfill_batch, user_id
+            )
+            texts = await embeddings.texts(session, [item for item, _ in found])
+        if not found:
+            return check
+        after = found[-1][0].memory_id
+        for (item, stored), text in zip(found, texts, strict=True):
+            check.checked += 1
+            if stored is None:
+                check.unknown += 1
+            elif stored == source_hash(text):
+                check.matching += 1
+            else:
+                check.stale.append((item.user_id, item.memory_id))

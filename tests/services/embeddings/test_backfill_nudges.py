@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from models import JobRun
+from models import JobRun, MemoryEmbedding
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.embeddings.nudges import BackfillNudges
 from services.embeddings.providers import Embedder, OpenAIEmbedder
-from services.embeddings.service import Embeddings
+from services.embeddings.service import Embeddings, source_hash
+from services.embeddings.vectors import from_bytes
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
-from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
+from services.scoring.jobs import EMBED_JOB, run_embedding_backfill, verify_vectors
 from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
@@ -298,3 +299,130 @@ async def test_one_backfill_at_a_time_across_processes(
     finally:
         await first_db.dispose()
         await second_db.dispose()
+
+
+async def vector_sources(db: Database, embeddings: Embeddings, user: str) -> dict[int, str | None]:
+    async with db.unit_of_work() as session:
+        rows = await session.execute(
+            select(MemoryEmbedding.memory_id, MemoryEmbedding.source_hash).where(
+                MemoryEmbedding.user_id == user, MemoryEmbedding.model == embeddings.model
+            )
+        )
+        return {int(i): h for i, h in rows}
+
+
+async def test_an_edit_during_a_run_is_embedded_again_never_the_old_text(
+    db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    provider: ProviderServer,
+) -> None:
+    configured = backfill_settings(settings, provider)
+    embeddings, embedder, _ = gated(configured)
+    old = await write(db, configured, analyzer, clock, embeddings, "u", *OLD)
+    run = asyncio.create_task(run_embedding_backfill(db, configured, clock, embeddings))
+    await embedder.entered.wait()  # the newest memory's old text is at the provider
+    edited = "My sister Ann moved to Porto"
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, configured, analyzer, clock, embeddings)
+        await service.update("u", old[-1], MemoryChanges(content=edited))
+    embedder.gate.set()
+    done = await run
+    # The old text's vector was refused; the edit's nudge sent the run back for it.
+    assert embedder.sent == [[OLD[2]], [edited], [OLD[1]], [OLD[0]]]
+    assert (done.status, done.rows) == ("succeeded", 3)
+    sources = await vector_sources(db, embeddings, "u")
+    assert sources == {
+        old[0]: source_hash(OLD[0]),
+        old[1]: source_hash(OLD[1]),
+        old[2]: source_hash(edited),
+    }
+    (wanted,) = await embeddings.embed([edited])
+    async with db.unit_of_work() as session:
+        stored = dict(await EmbeddingRepository(session).vectors("u", embeddings.model))
+    assert from_bytes(stored[old[2]]) == pytest.approx(wanted, abs=1e-6)
+    check = await verify_vectors(db, configured, embeddings)
+    assert (check.checked, check.matching, check.stale, check.unknown) == (3, 3, [], 0)
+
+
+async def test_a_delete_during_a_run_leaves_no_vector(
+    db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    provider: ProviderServer,
+) -> None:
+    configured = backfill_settings(settings, provider)
+    embeddings, embedder, _ = gated(configured)
+    old = await write(db, configured, analyzer, clock, embeddings, "u", *OLD)
+    run = asyncio.create_task(run_embedding_backfill(db, configured, clock, embeddings))
+    await embedder.entered.wait()
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, configured, analyzer, clock, embeddings)
+        await service.delete("u", old[-1])
+    embedder.gate.set()
+    done = await run
+    assert (done.status, done.rows) == ("succeeded", 2)
+    assert set(await vector_sources(db, embeddings, "u")) == {old[0], old[1]}
+
+
+async def test_an_at_write_vector_of_an_edit_is_not_overwritten_by_the_backfill(
+    db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    provider: ProviderServer,
+) -> None:
+    """With EMBEDDING_AT_WRITE the edit stores its own vector; the run's older one loses."""
+    configured = backfill_settings(settings, provider)
+    embeddings, embedder, _ = gated(configured)
+    (memory,) = await write(db, configured, analyzer, clock, embeddings, "u", OLD[0])
+    at_write = configured.model_copy(update={"embedding_at_write": True})
+    writer = Embeddings(OpenAIEmbedder(provider.base_url, "toy", timeout=10), at_write)
+    run = asyncio.create_task(run_embedding_backfill(db, configured, clock, embeddings))
+    await embedder.entered.wait()
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, at_write, analyzer, clock, writer)
+        await service.update("u", memory, MemoryChanges(content=NEW))
+    embedder.gate.set()
+    assert (await run).rows == 0
+    assert await vector_sources(db, embeddings, "u") == {memory: source_hash(NEW)}
+
+
+async def test_verify_reports_a_turn_whose_earlier_turn_changed(
+    db: Database,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    provider: ProviderServer,
+) -> None:
+    configured = backfill_settings(settings, provider)
+    embeddings, embedder, _ = gated(configured)
+    embedder.gate.set()
+    turns = ["I adopted a puppy", "She is called Lua", "She loves the beach"]
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, configured, analyzer, clock, embeddings)
+        stored = await service.add_many(
+            "u",
+            [
+                NewMemory(
+                    content=t, conversation_id="c1", created_at=clock.now + timedelta(minutes=n)
+                )
+                for n, t in enumerate(turns)
+            ],
+        )
+    ids = [s.memory.id for s in stored]
+    await run_embedding_backfill(db, configured, clock, embeddings)
+    check = await verify_vectors(db, configured, embeddings)
+    assert (check.checked, check.matching, check.stale) == (3, 3, [])
+    # The first turn is edited: its own vector goes (the backfill makes it again), and
+    # the turns embedded after it still hold its old text.
+    async with db.unit_of_work() as session:
+        service = MemoryService(session, configured, analyzer, clock, embeddings)
+        await service.update("u", ids[0], MemoryChanges(content="I adopted a kitten"))
+    check = await verify_vectors(db, configured, embeddings)
+    assert (check.checked, check.matching) == (2, 0)
+    assert check.stale == [("u", ids[1]), ("u", ids[2])]
+    check = await verify_vectors(db, configured, embeddings, user_id="someone-else")
+    assert check.checked == 0

@@ -271,7 +271,7 @@ async def test_a_deleted_memory_is_skipped_when_its_vector_arrives(
         service = MemoryService(session, services.settings, services.analyzer, clock)
         await service.delete("u", memory.id)
     async with services.db.unit_of_work() as session:
-        stored = await embeddings.store(session, "u", [(memory.id, vector)], clock.now)
+        stored = await embeddings.store(session, "u", [(memory.id, vector, PARAPHRASE)], clock.now)
     assert stored == 0
     assert await models_of(services, "u") == {}
 
