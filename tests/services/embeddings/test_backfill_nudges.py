@@ -32,6 +32,7 @@ from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
 from tests.db_backends import fresh_database, migrate
 from tests.providers import ANSWER_TIMEOUT, ProviderServer
+from tests.services.core.pg_waits import backend_pid, blocked_by
 
 OLD = ["I walk the dog at seven", "The guitar needs new strings", "Bought bread today"]
 NEW = "Ann, my sister, resides in Lisbon"
@@ -426,3 +427,57 @@ async def test_verify_reports_a_turn_whose_earlier_turn_changed(
     assert check.stale == [("u", ids[1]), ("u", ids[2])]
     check = await verify_vectors(db, configured, embeddings, user_id="someone-else")
     assert check.checked == 0
+
+
+@pytest.mark.postgres_only
+async def test_on_postgresql_an_edit_and_the_backfills_store_wait_for_each_other(
+    shared_url: str,
+    settings: Settings,
+    analyzer: TextAnalyzer,
+    clock: FakeClock,
+    provider: ProviderServer,
+) -> None:
+    """Separate connections: whichever of the two locks the memory first, the other waits,
+    and no vector of the old text outlives the edit."""
+    if not shared_url.startswith("postgresql"):
+        pytest.skip("needs separate PostgreSQL connections")
+    configured = backfill_settings(settings, provider)
+    db = Database(build_engine(shared_url))
+    embeddings, embedder, _ = gated(configured)
+    embedder.gate.set()
+    try:
+        first, second = await write(db, configured, analyzer, clock, embeddings, "u", *OLD[:2])
+        vectors = await embeddings.embed(OLD[:2])
+
+        async def store(memory_id: int, n: int) -> int:
+            async with db.unit_of_work() as session:
+                made = [(memory_id, vectors[n], OLD[n])]
+                contents = {memory_id: OLD[n]}
+                return await embeddings.store(session, "u", made, clock.now, contents=contents)
+
+        # The edit locks first: the store waits for its commit, then sees the new text.
+        async with db.unit_of_work() as session:
+            service = MemoryService(session, configured, analyzer, clock, embeddings)
+            await service.update("u", first, MemoryChanges(content="Edited first"))
+            storing = asyncio.create_task(store(first, 0))
+            await blocked_by(db.engine, await backend_pid(await session.connection()), storing)
+        assert await storing == 0
+
+        # The store locks first: the edit waits for it, then drops the vector it stored.
+        async def edit() -> None:
+            async with db.unit_of_work() as session:
+                service = MemoryService(session, configured, analyzer, clock, embeddings)
+                await service.update("u", second, MemoryChanges(content="Edited second"))
+
+        async with db.unit_of_work() as session:
+            made = [(second, vectors[1], OLD[1])]
+            stored = await embeddings.store(
+                session, "u", made, clock.now, contents={second: OLD[1]}
+            )
+            assert stored == 1
+            editing = asyncio.create_task(edit())
+            await blocked_by(db.engine, await backend_pid(await session.connection()), editing)
+        await editing
+        assert await vector_sources(db, embeddings, "u") == {}
+    finally:
+        await db.dispose()
