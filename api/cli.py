@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
@@ -35,7 +36,7 @@ from services.core.settings import (
     default_sqlite_path,
 )
 from services.core.validation import check_user_id
-from services.embeddings.service import build_embeddings
+from services.embeddings.service import Embeddings, build_embeddings
 from services.evaluation.bilingual_command import run_bilingual_command
 from services.evaluation.command import (
     run_compression_command,
@@ -46,7 +47,12 @@ from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.remembering.reindex import reindex
-from services.scoring.jobs import run_embedding_backfill, run_rescore
+from services.scoring.jobs import (
+    VectorCheck,
+    run_embedding_backfill,
+    run_rescore,
+    verify_vectors,
+)
 from services.text.analysis import TextAnalyzer
 
 
@@ -215,6 +221,9 @@ async def _embed(args: argparse.Namespace, settings: Settings) -> int:
     if embeddings is None:
         return _error("embeddings_off", "EMBEDDING_PROVIDER is none, so there is nothing to embed")
 
+    if args.verify:
+        return await _verify_vectors(args, settings, embeddings)
+
     async def work(db: Database) -> Any:
         with ProgressBar("embedding") as bar:
             return await run_embedding_backfill(
@@ -227,6 +236,25 @@ async def _embed(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(_job_line(run))
     return 0 if run.status == "succeeded" else 1
+
+
+async def _verify_vectors(
+    args: argparse.Namespace, settings: Settings, embeddings: Embeddings
+) -> int:
+    async def work(db: Database) -> Any:
+        return await verify_vectors(db, settings, embeddings, user_id=args.user)
+
+    check: VectorCheck = await _with_db(settings, work)
+    if args.json:
+        print_json(dataclasses.asdict(check))
+    else:
+        print(
+            f"{check.checked} vectors of {check.model}: {check.matching} match their text, "
+            f"{len(check.stale)} stale, {check.unknown} of unknown source"
+        )
+        for user, memory_id in check.stale:
+            print(f"  stale: user {user}, memory {memory_id}")
+    return 1 if check.stale else 0
 
 
 async def _add(args: argparse.Namespace, settings: Settings) -> int:

@@ -229,6 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
         job = command(name, summary)
         _user_option(job)
         _json_flag(job)
+        if name == "embed":
+            job.add_argument(
+                "--verify",
+                action="store_true",
+                help="embed nothing: report vectors whose memory's text changed since "
+                "(exit status 1 if any)",
+            )
     _add(command("add", "remember a statement for a user"))
     _recall(command("recall", "recall a user's memories for a query, best first"))
     _json_flag(command("stats", "service-wide counts and the last rescoring run"))

@@ -42,3 +42,6 @@ class MemoryEmbedding(Base):
     dim: Mapped[int] = mapped_column(Integer)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
     embedded_at: Mapped[datetime]
+    # SHA-256 (hex) of the exact text the vector was made from; NULL for vectors stored
+    # before it was recorded (services/embeddings/service.py ``source_hash``).
+    source_hash: Mapped[str | None] = mapped_column(String(64), default=None)

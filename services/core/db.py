@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,44 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import Session, SessionTransaction
 
 from services.core.settings import PlanCacheMode, Settings
 
+log = logging.getLogger(__name__)
+
 # The execution option that marks a reader's connection (see Database.reader).
 _READER = "jarvis_reader"
+# The session.info key of the callbacks to run once its transaction commits.
+_AFTER_COMMIT = "jarvis_after_commit"
+
+
+def after_commit(session: AsyncSession, callback: Callable[[], None]) -> None:
+    """Call ``callback`` once the unit of work that ``session`` is in has committed, and
+    not at all if it rolls back: telling another component about a write (the embedding
+    backfill, services/embeddings/nudges.py) before it is committed sends it to read
+    rows it cannot see yet. The same callback registered twice in one transaction runs
+    once. It runs inside the commit, on the event loop: it must only note or schedule
+    work, never wait; one that raises is logged and the commit stands.
+    """
+    pending: list[Callable[[], None]] = session.sync_session.info.setdefault(_AFTER_COMMIT, [])
+    if callback not in pending:
+        pending.append(callback)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_after_commit(session: Session) -> None:
+    for callback in session.info.pop(_AFTER_COMMIT, []):
+        try:
+            callback()
+        except Exception:
+            log.exception("an after-commit callback failed")
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _drop_after_rollback(session: Session, previous_transaction: SessionTransaction) -> None:
+    if previous_transaction.parent is None:  # the whole unit of work, not a savepoint
+        session.info.pop(_AFTER_COMMIT, None)
 
 
 def _configure_sqlite(engine: AsyncEngine, lock_timeout_ms: int) -> None:

@@ -502,8 +502,8 @@ class Settings(BaseSettings):
     embedding_backfill_delay: float = Field(
         default=2.0,
         ge=0,
-        description="seconds after a write before the backfill job embeds it "
-        "(with EMBEDDING_AT_WRITE off)",
+        description="seconds after a write commits before the backfill job embeds it "
+        "(with EMBEDDING_AT_WRITE off; a write during a run is read by that run)",
     )
 
     # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,

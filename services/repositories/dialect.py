@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ SQLExpr = ColumnElement[Any] | InstrumentedAttribute[Any]
 
 # Any fixed 64-bit number; it names the rescoring job's lock in pg_locks.
 RESCORE_LOCK_KEY = 0x4A4D454D  # "JMEM"
+# And the embedding backfill's.
+EMBED_LOCK_KEY = 0x4A4D4542  # "JMEB"
 
 
 def group_key(column: SQLExpr) -> ColumnElement[Any]:
@@ -103,25 +105,42 @@ def _days_since_pg(element: days_since, compiler: SQLCompiler, **kw: Any) -> str
 
 def sqlite_rescore_lock_path(engine: AsyncEngine) -> Path | None:
     """The rescoring lock file beside an SQLite database file (None in memory)."""
+    return sqlite_job_lock_path(engine, "rescore")
+
+
+def sqlite_job_lock_path(engine: AsyncEngine, job: str) -> Path | None:
+    """A job's lock file beside an SQLite database file (None in memory)."""
     database = engine.url.database
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
-    return Path(f"{database}.rescore.lock")
+    return Path(f"{database}.{job}.lock")
+
+
+def rescore_lock(engine: AsyncEngine) -> AbstractAsyncContextManager[bool]:
+    """Hold the rescoring lock for a whole run; yields False if another run holds it
+    (:func:`job_lock`)."""
+    return job_lock(engine, "rescore", RESCORE_LOCK_KEY)
+
+
+def embed_lock(engine: AsyncEngine) -> AbstractAsyncContextManager[bool]:
+    """Hold the embedding backfill's lock for a whole run; yields False if another run,
+    in this process or any other on the database, holds it (:func:`job_lock`)."""
+    return job_lock(engine, "embed", EMBED_LOCK_KEY)
 
 
 @asynccontextmanager
-async def rescore_lock(engine: AsyncEngine) -> AsyncIterator[bool]:
-    """Hold the rescoring lock for a whole run; yields False if another run holds it.
+async def job_lock(engine: AsyncEngine, job: str, key: int) -> AsyncIterator[bool]:
+    """Hold a job's lock for a whole run; yields False if another run holds it.
 
-    PostgreSQL: a session-level advisory lock on a dedicated connection, because the run
-    commits batch by batch; it is released at the end, or by the server if the connection
-    dies. SQLite: an ``flock`` on a file beside the database (issue 29), which every
-    process that opens the database sees (a server, ``jarvis-memory rescore`` from cron,
-    the console's button) and the kernel releases if the holder dies. A database in
+    PostgreSQL: a session-level advisory lock (``key``) on a dedicated connection, because
+    the run commits batch by batch; it is released at the end, or by the server if the
+    connection dies. SQLite: an ``flock`` on a file beside the database (issue 29), which
+    every process that opens the database sees (a server, ``jarvis-memory rescore`` from
+    cron, the console's button) and the kernel releases if the holder dies. A database in
     memory lives in one process and connection, so it needs none.
     """
     if engine.dialect.name != "postgresql":
-        path = sqlite_rescore_lock_path(engine)
+        path = sqlite_job_lock_path(engine, job)
         if path is None:
             yield True
             return
@@ -131,16 +150,12 @@ async def rescore_lock(engine: AsyncEngine) -> AsyncIterator[bool]:
     async with engine.connect() as conn:
         acquired = bool(
             (
-                await conn.execute(
-                    text("SELECT pg_try_advisory_lock(:key)"), {"key": RESCORE_LOCK_KEY}
-                )
+                await conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key})
             ).scalar_one()
         )
         try:
             yield acquired
         finally:
             if acquired:
-                await conn.execute(
-                    text("SELECT pg_advisory_unlock(:key)"), {"key": RESCORE_LOCK_KEY}
-                )
+                await conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
             await conn.commit()

@@ -16,11 +16,15 @@ from services.repositories.memories import IDS_PER_STATEMENT, INSERT_ROWS_PER_ST
 
 @dataclass(frozen=True)
 class StoredVector:
-    """A vector to store: its memory, float32 bytes and dimension."""
+    """A vector to store: its memory, float32 bytes and dimension, the hash of the text
+    it was made from, and (``content``) the memory's text that text was built on: given,
+    the vector is stored only while the memory still has it."""
 
     memory_id: int
     data: bytes
     dim: int
+    source_hash: str | None = None
+    content: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,12 +47,16 @@ class EmbeddingRepository:
     async def store(
         self, user_id: str, model: str, vectors: Sequence[StoredVector], now: datetime
     ) -> int:
-        """Insert or replace the vectors of memories that (still) exist; how many stored.
+        """Insert or replace the vectors of memories that (still) exist and (where the
+        vector names it) still have the content it was made from; how many stored.
 
-        Ids of memories deleted meanwhile are skipped, so a slow backfill never trips
-        the foreign key.
+        The memories are read with a share lock on PostgreSQL (SQLite's unit of work holds
+        the database's write lock from its BEGIN), so an edit or a delete either committed
+        before that read, and the vector is skipped, or waits for this transaction and then
+        replaces or drops the vector itself: a slow backfill never stores the vector of an
+        old text after the edit, nor trips the foreign key.
         """
-        existing = await self._existing(user_id, [v.memory_id for v in vectors])
+        current = await self._current(user_id, sorted({v.memory_id for v in vectors}))
         rows = [
             {
                 "user_id": user_id,
@@ -57,9 +65,10 @@ class EmbeddingRepository:
                 "dim": v.dim,
                 "vector": v.data,
                 "embedded_at": now,
+                "source_hash": v.source_hash,
             }
             for v in vectors
-            if v.memory_id in existing
+            if v.memory_id in current and v.content in (None, current[v.memory_id])
         ]
         insert = upsert_insert(self.session)
         for start in range(0, len(rows), INSERT_ROWS_PER_STATEMENT):
@@ -74,21 +83,27 @@ class EmbeddingRepository:
                         "dim": statement.excluded.dim,
                         "vector": statement.excluded.vector,
                         "embedded_at": statement.excluded.embedded_at,
+                        "source_hash": statement.excluded.source_hash,
                     },
                 )
             )
         return len(rows)
 
-    async def _existing(self, user_id: str, ids: Sequence[int]) -> set[int]:
-        found: set[int] = set()
+    async def _current(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
+        """Memory id → content of those of ``ids`` that exist, share-locked in id order
+        (PostgreSQL; writes lock memories in id order too)."""
+        found: dict[int, str] = {}
         for start in range(0, len(ids), IDS_PER_STATEMENT):
             result = await self.session.execute(
-                select(UserMemory.id).where(
+                select(UserMemory.id, UserMemory.content)
+                .where(
                     UserMemory.user_id == user_id,
                     UserMemory.id.in_(ids[start : start + IDS_PER_STATEMENT]),
                 )
+                .order_by(UserMemory.id)
+                .with_for_update(read=True)
             )
-            found.update(result.scalars())
+            found.update((int(i), str(c)) for i, c in result)
         return found
 
     async def forget(self, user_id: str, memory_id: int) -> None:
@@ -128,9 +143,10 @@ class EmbeddingRepository:
         return {str(model): int(n) for model, n in result}
 
     async def unembedded(
-        self, model: str, after_id: int, limit: int, user_id: str | None = None
+        self, model: str, before_id: int | None, limit: int, user_id: str | None = None
     ) -> list[Unembedded]:
-        """Memories after ``after_id`` (id order) with no vector from ``model``.
+        """The newest memories (below ``before_id``, if given) with no vector from ``model``,
+        newest first: what was just said is searchable first.
 
         A memory whose vector another model made counts as missing, so a change of model
         re-embeds everything, a batch at a time.
@@ -149,7 +165,41 @@ class EmbeddingRepository:
                 UserMemory.created_at,
             )
             .outerjoin(MemoryEmbedding, joined)
-            .where(MemoryEmbedding.memory_id.is_(None), UserMemory.id > after_id)
+            .where(MemoryEmbedding.memory_id.is_(None))
+            .order_by(UserMemory.id.desc())
+            .limit(limit)
+        )
+        if before_id is not None:
+            query = query.where(UserMemory.id < before_id)
+        if user_id is not None:
+            query = query.where(UserMemory.user_id == user_id)
+        result = await self.session.execute(query)
+        return [
+            Unembedded(str(u), int(i), str(c), None if k is None else str(k), at)
+            for u, i, c, k, at in result
+        ]
+
+    async def sources(
+        self, model: str, after_id: int, limit: int, user_id: str | None = None
+    ) -> list[tuple[Unembedded, str | None]]:
+        """Memories after ``after_id`` (id order) with a vector from ``model``, each with
+        the source hash stored with it (``jarvis-memory embed --verify``)."""
+        joined = and_(
+            MemoryEmbedding.user_id == UserMemory.user_id,
+            MemoryEmbedding.memory_id == UserMemory.id,
+            MemoryEmbedding.model == model,
+        )
+        query = (
+            select(
+                UserMemory.user_id,
+                UserMemory.id,
+                UserMemory.content,
+                UserMemory.conversation_id,
+                UserMemory.created_at,
+                MemoryEmbedding.source_hash,
+            )
+            .join(MemoryEmbedding, joined)
+            .where(UserMemory.id > after_id)
             .order_by(UserMemory.id)
             .limit(limit)
         )
@@ -157,6 +207,6 @@ class EmbeddingRepository:
             query = query.where(UserMemory.user_id == user_id)
         result = await self.session.execute(query)
         return [
-            Unembedded(str(u), int(i), str(c), None if k is None else str(k), at)
-            for u, i, c, k, at in result
+            (Unembedded(str(u), int(i), str(c), None if k is None else str(k), at), h)
+            for u, i, c, k, at, h in result
         ]

@@ -49,15 +49,17 @@ def build_scheduler(
             replace_existing=True,
             next_run_time=datetime.now(UTC),
         )
-        embeddings.on_unembedded = _backfill_soon(scheduler, settings.embedding_backfill_delay)
+        embeddings.backfill.soon = _backfill_soon(scheduler, settings.embedding_backfill_delay)
     return scheduler
 
 
 def _backfill_soon(scheduler: AsyncIOScheduler, delay: float) -> Callable[[], None]:
     """Move the backfill's next run to ``delay`` seconds from now, unless it is sooner.
 
-    Writes made while a run is under way are picked up by that run (it reads until no
-    memory lacks a vector); a burst of writes moves the run once, not once per write.
+    Called after a write's commit while no run is under way, or when a run ends with a
+    write it has not read (services/embeddings/nudges.py): a write made during a run is
+    read by that run, never left to a nudge the scheduler would drop while the job is
+    still running. A burst of writes moves the run once, not once per write.
     """
 
     def nudge() -> None:

@@ -105,6 +105,9 @@ async def test_embed_backfills_missing_vectors_once(
         assert (code, json.loads(out)["rows"]) == (0, 1)  # only dave's was left
         code, out = await _run(capsys, "embed")
         assert (code, json.loads(out)["rows"]) == (0, 0)
+        code, out = await _run(capsys, "embed", "--verify")
+        check = json.loads(out)
+        assert (code, check["checked"], check["matching"], check["stale"]) == (0, 2, 2, [])
 
 
 def test_serve_refuses_public_bind_without_keys(

@@ -216,9 +216,10 @@ async def test_backfill_fills_missing_vectors_and_replaces_another_models(
     assert run.finished_at == clock.now
     assert await models_of(services, "alice") == {"openai:toy+turns2": 1}
     assert await models_of(services, "bob") == {"openai:toy+turns2": 2}
-    # Batches of one, and the memory that already had a current vector was not re-sent.
+    # Batches of one, the newest first, and the memory that already had a current vector
+    # was not re-sent.
     sent = [body["input"] for _, body in provider.requests]
-    assert sent == [[PARAPHRASE], [DISTRACTORS[0]]]
+    assert sent == [[DISTRACTORS[0]], [PARAPHRASE]]
     async with services.db.unit_of_work() as session:
         repository = EmbeddingRepository(session)
         assert [i for i, _ in await repository.vectors("alice", "openai:toy+turns2")] == [by_old.id]
@@ -271,7 +272,7 @@ async def test_a_deleted_memory_is_skipped_when_its_vector_arrives(
         service = MemoryService(session, services.settings, services.analyzer, clock)
         await service.delete("u", memory.id)
     async with services.db.unit_of_work() as session:
-        stored = await embeddings.store(session, "u", [(memory.id, vector)], clock.now)
+        stored = await embeddings.store(session, "u", [(memory.id, vector, PARAPHRASE)], clock.now)
     assert stored == 0
     assert await models_of(services, "u") == {}
 
