@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryAssociation, MemoryScoreHistory, UserMemory
@@ -238,11 +239,24 @@ class MemoryService:
         if made is None:
             return None
         if len(alone) < len(items) and self.embeddings is not None:
-            self.embeddings.on_unembedded()
+            self._backfill_after_commit()
         found: list[Vector | None] = [None] * len(items)
         for n, vector in zip(alone, made, strict=True):
             found[n] = vector
         return found
+
+    def _backfill_after_commit(self) -> None:
+        """Tell the backfill (``Embeddings.on_unembedded``) once this unit of work has
+        committed, never if it rolls back: a run started before the commit would not see
+        the write (on PostgreSQL a run right after the nudge found nothing to embed)."""
+        embeddings = self.embeddings
+        if embeddings is None:
+            return
+
+        def told(_session: object) -> None:
+            embeddings.on_unembedded()
+
+        event.listen(self.memories.session.sync_session, "after_commit", told, once=True)
 
     async def _embed(self, texts: list[str]) -> list[Vector] | None:
         """Vectors for new texts; None (logged) without a provider or when it fails.
@@ -253,7 +267,7 @@ class MemoryService:
         if self.embeddings is None:
             return None
         if not self.embeddings.settings.embedding_at_write:
-            self.embeddings.on_unembedded()
+            self._backfill_after_commit()
             return None
         return await self.embeddings.try_embed(texts)
 
