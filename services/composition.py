@@ -85,6 +85,13 @@ class Services:
         moved.clock = clock
         return moved
 
+    def reconfigured(self, settings: Settings) -> Services:
+        """Services with other settings (an evaluation's variant: the lexical row, recall
+        without the model) on the same database, analyzer and clock; the providers are
+        built from ``settings`` (a bundled model already loaded is loaded once per
+        process)."""
+        return Services(settings, self.db, self.analyzer, self.clock)
+
     async def warm(self) -> None:
         """Load jieba's dictionaries and the embedding model now, not in the first
         request (a model that cannot be loaded only warns: recall goes on without it)."""
