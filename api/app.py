@@ -12,7 +12,6 @@ from fastapi import Depends, FastAPI
 from api import metrics
 from api.auth import require_service_key
 from api.console.routes import install_console
-from api.deps import AppState
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
 from api.heap import freeze_startup_heap
@@ -30,10 +29,10 @@ from api.routes import (
     moved,
     recall,
 )
+from services.composition import Services
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings
-from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
@@ -45,25 +44,19 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database = db or Database.from_settings(settings)
-        analyzer = TextAnalyzer(settings)
-        # Load jieba's dictionaries before the first request instead of during it.
-        await asyncio.to_thread(analyzer.warm)
-        app.state.jarvis = AppState(settings, database, analyzer, clock)
+        # The composition root: the providers and services every edge serves with.
+        services = Services(settings, database, TextAnalyzer(settings), clock)
+        app.state.jarvis = services
         app.state.metrics = AppMetrics(app.state.jarvis)
         bound = (
             serve_metrics_bind(settings.metrics_bind, app.state.metrics, asyncio.get_running_loop())
             if settings.metrics_bind
             else None
         )
-        app.state.jarvis.background.start()
-        if app.state.jarvis.embeddings is not None:
-            # A local model loads here, not in the first request; a failure only warns.
-            await app.state.jarvis.embeddings.warm()
-        scheduler = (
-            build_scheduler(database, settings, clock, app.state.jarvis.embeddings)
-            if settings.scheduler_enabled
-            else None
-        )
+        services.background.start()
+        # jieba's dictionaries and a local model load here, not in the first request.
+        await services.warm()
+        scheduler = services.scheduler() if settings.scheduler_enabled else None
         if scheduler is not None:
             scheduler.start()
         if settings.freeze_startup_heap:
@@ -80,7 +73,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
                 bound[0].shutdown()
                 bound[0].server_close()
             # Before the database goes: a job still running would write to it.
-            await app.state.jarvis.background.close()
+            await services.background.close()
             if db is None:
                 await database.dispose()
 

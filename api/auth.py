@@ -21,8 +21,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from api.deps import AppState, StateDep, ensure_schema_ready
+from api.deps import StateDep, ensure_schema_ready
 from services.access.keys import SECRET_PREFIX, UNRESTRICTED, ApiKeyService, KeyScope, scope_of
+from services.composition import Services
 from services.core.errors import Forbidden, Unauthorized
 
 # What a key from JARVIS_API_KEYS reaches: every user, not the admin routes.
@@ -37,7 +38,7 @@ def _matches(token: str, keys: list[str]) -> bool:
     return any(hmac.compare_digest(token.encode(), key.encode()) for key in keys)
 
 
-async def authenticate(state: AppState, token: str | None) -> KeyScope:
+async def authenticate(state: Services, token: str | None) -> KeyScope:
     """The scope of the caller's bearer key; 401 for none, an unknown or a revoked one.
     With auth off (no keys configured; the app answers on loopback only) every caller
     reaches everything."""

@@ -25,7 +25,7 @@ from api.loopback import is_loopback
 from api.presenters import iso, job_run_out, memory_out
 from api.request_logging import configure_logging, log_config
 from services.admin.admin_service import AdminService
-from services.core.clock import utcnow
+from services.composition import Services
 from services.core.db import Database
 from services.core.errors import DomainError
 from services.core.health import Readiness, check_readiness
@@ -36,16 +36,14 @@ from services.core.settings import (
     default_sqlite_path,
 )
 from services.core.validation import check_user_id
-from services.embeddings.service import Embeddings, build_embeddings
 from services.evaluation.bilingual_command import run_bilingual_command
 from services.evaluation.command import (
     run_compression_command,
     run_locomo_command,
 )
 from services.evaluation.scenario_command import run_scenarios_command
-from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
-from services.remembering.memory_service import MemoryService, NewMemory
+from services.remembering.memory_service import NewMemory
 from services.remembering.reindex import reindex
 from services.scoring.jobs import (
     VectorCheck,
@@ -53,7 +51,6 @@ from services.scoring.jobs import (
     run_rescore,
     verify_vectors,
 )
-from services.text.analysis import TextAnalyzer
 
 
 def _error(code: str, message: str) -> int:
@@ -196,6 +193,16 @@ async def _with_db(settings: Settings, work: Callable[[Database], Awaitable[Any]
         await db.dispose()
 
 
+async def _with_services(settings: Settings, work: Callable[[Services], Awaitable[Any]]) -> Any:
+    """``work`` on the composition root's services, built as ``serve`` builds them (the
+    same providers: a recall here ranks with the embedding model the server uses)."""
+    services = Services.from_settings(settings)
+    try:
+        return await work(services)
+    finally:
+        await services.db.dispose()
+
+
 def _job_line(run: Any) -> str:
     line = f"{run.job} run {run.id} {run.status}: {run.rows} rows"
     if run.job == "rescore":
@@ -205,10 +212,12 @@ def _job_line(run: Any) -> str:
 
 
 async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
-    async def work(db: Database) -> Any:
-        return await run_rescore(db, settings, utcnow, user_id=args.user, trigger="cli")
+    async def work(services: Services) -> Any:
+        return await run_rescore(
+            services.db, settings, services.clock, user_id=args.user, trigger="cli"
+        )
 
-    run = await _with_db(settings, work)
+    run = await _with_services(settings, work)
     if args.json:
         print_json(job_run_out(run).model_dump(mode="json"))
     else:
@@ -217,20 +226,26 @@ async def _rescore(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _embed(args: argparse.Namespace, settings: Settings) -> int:
-    embeddings = build_embeddings(settings)
-    if embeddings is None:
+    if settings.embedding_provider == "none":
         return _error("embeddings_off", "EMBEDDING_PROVIDER is none, so there is nothing to embed")
 
     if args.verify:
-        return await _verify_vectors(args, settings, embeddings)
+        return await _verify_vectors(args, settings)
 
-    async def work(db: Database) -> Any:
+    async def work(services: Services) -> Any:
+        assert services.embeddings is not None
         with ProgressBar("embedding") as bar:
             return await run_embedding_backfill(
-                db, settings, utcnow, embeddings, user_id=args.user, trigger="cli", progress=bar
+                services.db,
+                settings,
+                services.clock,
+                services.embeddings,
+                user_id=args.user,
+                trigger="cli",
+                progress=bar,
             )
 
-    run = await _with_db(settings, work)
+    run = await _with_services(settings, work)
     if args.json:
         print_json(job_run_out(run).model_dump(mode="json"))
     else:
@@ -238,13 +253,12 @@ async def _embed(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if run.status == "succeeded" else 1
 
 
-async def _verify_vectors(
-    args: argparse.Namespace, settings: Settings, embeddings: Embeddings
-) -> int:
-    async def work(db: Database) -> Any:
-        return await verify_vectors(db, settings, embeddings, user_id=args.user)
+async def _verify_vectors(args: argparse.Namespace, settings: Settings) -> int:
+    async def work(services: Services) -> Any:
+        assert services.embeddings is not None
+        return await verify_vectors(services.db, settings, services.embeddings, user_id=args.user)
 
-    check: VectorCheck = await _with_db(settings, work)
+    check: VectorCheck = await _with_services(settings, work)
     if args.json:
         print_json(dataclasses.asdict(check))
     else:
@@ -258,17 +272,15 @@ async def _verify_vectors(
 
 
 async def _add(args: argparse.Namespace, settings: Settings) -> int:
-    analyzer = TextAnalyzer(settings)
-
-    async def work(db: Database) -> Any:
-        async with db.unit_of_work() as session:
-            service = MemoryService(session, settings, analyzer, utcnow)
+    async def work(services: Services) -> Any:
+        async with services.db.unit_of_work() as session:
+            service = services.memories(session)
             item = NewMemory(
                 content=args.content, memory_type=args.type, emotion_tags=args.tag, role=args.role
             )
             return await service.add(args.user, item)
 
-    stored = await _with_db(settings, work)
+    stored = await _with_services(settings, work)
     memory = stored.memory
     if args.json:
         print_json(memory_out(memory, merged=stored.merged).model_dump(mode="json"))
@@ -282,11 +294,12 @@ async def _add(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _recall(args: argparse.Namespace, settings: Settings) -> int:
-    analyzer = TextAnalyzer(settings)
-
-    async def work(db: Database) -> Any:
-        async with db.unit_of_work() as session:
-            service = RecallService(session, settings, analyzer, utcnow)
+    async def work(services: Services) -> Any:
+        # As serve does before its first request: a cold model's first query would
+        # otherwise spend the provider's timeout loading it and recall without it.
+        await services.warm()
+        async with services.db.unit_of_work() as session:
+            service = services.recall(session)
             return await service.recall_memories(
                 args.user,
                 args.query,
@@ -296,7 +309,7 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
                 min_confidence=args.min_confidence,
             )
 
-    hits = await _with_db(settings, work)
+    hits = await _with_services(settings, work)
     if not args.json:
         print_recall(hits, explain=args.explain)
         return 0
@@ -319,13 +332,11 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _reindex(args: argparse.Namespace, settings: Settings) -> int:
-    analyzer = TextAnalyzer(settings)
-
-    async def work(db: Database) -> Any:
+    async def work(services: Services) -> Any:
         with ProgressBar("reindexing") as bar:
-            return await reindex(db, analyzer, args.user, progress=bar)
+            return await reindex(services.db, services.analyzer, args.user, progress=bar)
 
-    result = await _with_db(settings, work)
+    result = await _with_services(settings, work)
     if args.json:
         print_json({"users": result.users, "memories": result.memories})
     else:
@@ -334,20 +345,18 @@ async def _reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _import(args: argparse.Namespace, settings: Settings) -> int:
-    analyzer = TextAnalyzer(settings)
-
-    async def work(db: Database) -> Any:
+    async def work(services: Services) -> Any:
         with ProgressBar("importing") as bar:
             return await import_memorybank(
-                db,
-                (settings, analyzer, utcnow),
+                services.db,
+                (settings, services.analyzer, services.clock),
                 args.path,
                 user_prefix=args.user_prefix,
                 again=args.again,
                 progress=bar,
             )
 
-    imported = await _with_db(settings, work)
+    imported = await _with_services(settings, work)
     rows = [
         {
             "name": u.name,
@@ -368,11 +377,11 @@ async def _import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _stats(args: argparse.Namespace, settings: Settings) -> int:
-    async def work(db: Database) -> Any:
-        async with db.unit_of_work() as session:
+    async def work(services: Services) -> Any:
+        async with services.db.unit_of_work() as session:
             return await AdminService(session, settings).stats()
 
-    stats = await _with_db(settings, work)
+    stats = await _with_services(settings, work)
     if args.json:
         print_json(stats)
         return 0

@@ -17,11 +17,8 @@ from services.core.validation import MAX_ID, USER_ID_PATTERN
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
 
-# The composition root's services are the app's shared state (services/composition.py).
-AppState = Services
 
-
-async def get_state(request: Request) -> AppState:
+async def get_state(request: Request) -> Services:
     """The application's shared state.
 
     Every dependency here is ``async def``, though none awaits anything but another:
@@ -30,14 +27,14 @@ async def get_state(request: Request) -> AppState:
     they were 0.3 of the 2.1 ms the in-process HTTP layer added to a recall (py-spy,
     issue 5). A dependency that blocks would have to stay ``def``.
     """
-    state: AppState = request.app.state.jarvis
+    state: Services = request.app.state.jarvis
     return state
 
 
-StateDep = Annotated[AppState, Depends(get_state)]
+StateDep = Annotated[Services, Depends(get_state)]
 
 
-async def ensure_schema_ready(state: AppState) -> None:
+async def ensure_schema_ready(state: Services) -> None:
     """Refuse with 503 ``not_ready`` until the schema is found at head (then never
     checked again): every write of an unmigrated database was a 500 "no such table"
     (issue 29). Every entry point that opens units of work calls this first."""

@@ -33,7 +33,7 @@ from services.admin.admin_service import AdminService
 from services.core.metrics import HTTP_REQUEST_SECONDS
 
 if TYPE_CHECKING:
-    from api.deps import AppState
+    from services.composition import Services
 
 log = logging.getLogger(__name__)
 access_log = logging.getLogger("api.access")
@@ -109,7 +109,7 @@ class _Process(Collector):
 class AppMetrics(Collector):
     """What one app reads at scrape time: its database pool and the levels' counts."""
 
-    def __init__(self, state: AppState) -> None:
+    def __init__(self, state: Services) -> None:
         self.state = state
         self.levels: dict[str, int] = {}
 

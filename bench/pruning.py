@@ -23,13 +23,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from bench.config import NOW, BenchClock
+from bench.config import NOW
 from bench.runner import DEFAULT_SEED
 from bench.scales import tenant_name
 from bench.scenarios import TOP_K
 from bench.scratch import ScratchTenant, bench_queries, scratch_tenant
 from services.recall.ranking.understanding import understand
-from services.recall.recall_service import RecallService
 from services.recall.relevance import field_weights
 from services.repositories.bm25_sql import LONGEST, Bm25Query
 from services.repositories.search import SearchRepository
@@ -83,7 +82,7 @@ async def _recall(tenant: ScratchTenant, query: str, bound: tuple[int, float]) -
         update={"bm25_term_postings_min": bound[0], "bm25_term_postings_share": bound[1]}
     )
     async with tenant.db.reader() as session:
-        service = RecallService(session, settings, tenant.analyzer, BenchClock(NOW))
+        service = tenant.services.reconfigured(settings).recall(session)
         hits = await service.recall_memories(tenant.user, query, TOP_K, track=False)
     return [h.memory.id for h in hits]
 

@@ -30,18 +30,17 @@ from typing import Any
 
 import httpx
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.app import create_app
 from bench.config import BenchClock
 from bench.data import Generator
 from bench.measure import LatencySeries, median, ratio, throughput, timed
 from bench.plan import METADATA, SOURCE, Statement
+from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings
-from services.recall.recall_service import RecallService
 from services.recall.tracked import recall_and_track
-from services.remembering.memory_service import MemoryService, NewMemory
+from services.remembering.memory_service import NewMemory
 from services.scoring.jobs import run_rescore
 from services.text.analysis import TextAnalyzer
 
@@ -63,6 +62,11 @@ class Context:
     reps: int
     seed: int
 
+    @functools.cached_property
+    def services(self) -> Services:
+        """The composition root's services for this backend (built once)."""
+        return Services(self.settings, self.db, self.analyzer, self.clock)
+
 
 async def recall(
     ctx: Context, tenants: list[tuple[str, int]], queries: int, http: bool = True
@@ -82,10 +86,7 @@ async def recall_once(ctx: Context, user: str, query: str, *, track: bool) -> No
     """One recall of the top ``TOP_K`` as ``POST /recall`` runs it: ranked in a reader,
     its hits counted in a unit of work of their own (services/recall/tracked.py)."""
 
-    def service_for(session: AsyncSession) -> RecallService:
-        return RecallService(session, ctx.settings, ctx.analyzer, ctx.clock)
-
-    await recall_and_track(ctx.db, service_for, user, query, TOP_K, track=track)
+    await recall_and_track(ctx.db, ctx.services.recall, user, query, TOP_K, track=track)
 
 
 class RescoreFailed(RuntimeError):
@@ -158,7 +159,7 @@ async def ingest(ctx: Context, user: str, size: int, statements: list[Statement]
         async with ctx.db.sessionmaker() as session:
             transaction = await session.begin()
             try:
-                service = MemoryService(session, ctx.settings, ctx.analyzer, ctx.clock)
+                service = ctx.services.memories(session)
                 stored = await service.add_many(user, items)
                 merged.append(sum(s.merged for s in stored))
             finally:

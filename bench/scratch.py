@@ -8,18 +8,20 @@ the database afterwards.
 from __future__ import annotations
 
 import asyncio
+import functools
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.config import NOW, bench_settings
+from bench.config import NOW, BenchClock, bench_settings
 from bench.data import Generator
 from bench.db import fresh_database
 from bench.load import LoadResult, load_tenant, settle
 from bench.plan import plan_tenant
 from bench.scales import tenant_name
+from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
@@ -37,6 +39,11 @@ class ScratchTenant:
     @property
     def user(self) -> str:
         return self.loaded.user_id
+
+    @functools.cached_property
+    def services(self) -> Services:
+        """The composition root's services on the tenant, at the bench's fixed NOW."""
+        return Services(self.settings, self.db, self.analyzer, BenchClock(NOW))
 
 
 @asynccontextmanager

@@ -15,26 +15,56 @@ from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from docsgen import configuration, walkthrough
+from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
+from services.scoring.jobs import run_embedding_backfill
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 CONFIGURATION = ROOT / "docs" / "configuration.md"
 
 
+# What `make run` serves (Makefile: EMBEDDING_PROVIDER ?= local): the walkthrough answers
+# as the service a reader starts answers.
+MAKE_RUN_EMBEDDING_PROVIDER = "local"
+# The requests that read memories by meaning: the vectors of every earlier write are made
+# before them, as the scheduler does two seconds after a write (make run's backfill).
+READS = ("/recall", "/context")
+
+
 @asynccontextmanager
 async def fresh_service(url: str) -> AsyncIterator[httpx.AsyncClient]:
     """The real app, lifespan included, on ``url`` (an empty, migrated database), with its
-    clock frozen at the start (walkthrough.frozen_clock)."""
+    clock frozen at the start (walkthrough.frozen_clock), configured as ``make run``
+    serves it: the bundled multilingual model on, and the backfill job run before every
+    recall (the scheduler's own timing is off: a walkthrough must not depend on it)."""
     settings = Settings(
-        _env_file=None, database_url=url, scheduler_enabled=False, freeze_startup_heap=False
+        _env_file=None,
+        database_url=url,
+        scheduler_enabled=False,
+        freeze_startup_heap=False,
+        embedding_provider=MAKE_RUN_EMBEDDING_PROVIDER,
     )
     app = create_app(settings, clock=walkthrough.frozen_clock())
+
+    async def embedded_first(request: httpx.Request) -> None:
+        services: Services = app.state.jarvis
+        if services.embeddings is not None and request.url.path.endswith(READS):
+            run = await run_embedding_backfill(
+                services.db, settings, services.clock, services.embeddings
+            )
+            if run.status != "succeeded":
+                raise RuntimeError(f"the walkthrough's backfill failed: {run.error}")
+
     async with (
         # Its default 5 s to start (jieba's dictionaries) was too short on a loaded machine.
         LifespanManager(app, startup_timeout=120, shutdown_timeout=120),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://docs") as c,
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://docs",
+            event_hooks={"request": [embedded_first]},
+        ) as c,
     ):
         yield c
 

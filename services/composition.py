@@ -12,8 +12,11 @@ model, and the caches); its methods bind a service to one unit of work.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from dataclasses import dataclass, field
 
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.background_scoring import BackgroundScorer
@@ -30,6 +33,8 @@ from services.embeddings.service import Embeddings, build_embeddings
 from services.recall.ranking.rerank import HttpReranker
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
+from services.scoring.backfill import BackfillLoop
+from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 
 
@@ -71,6 +76,40 @@ class Services:
     def from_settings(cls, settings: Settings, *, clock: Clock = utcnow) -> Services:
         """Services over the database ``settings`` names (the caller disposes ``db``)."""
         return cls(settings, Database.from_settings(settings), TextAnalyzer(settings), clock)
+
+    def at(self, clock: Clock) -> Services:
+        """These services reading ``clock`` instead (the evaluations replay each
+        statement at its own instant); the providers and caches stay shared, so a model
+        is loaded once. The background scorer keeps the process's clock."""
+        moved = copy.copy(self)
+        moved.clock = clock
+        return moved
+
+    def reconfigured(self, settings: Settings) -> Services:
+        """Services with other settings (an evaluation's variant: the lexical row, recall
+        without the model) on the same database, analyzer and clock; the providers are
+        built from ``settings`` (a bundled model already loaded is loaded once per
+        process)."""
+        return Services(settings, self.db, self.analyzer, self.clock)
+
+    async def warm(self) -> None:
+        """Load jieba's dictionaries and the embedding model now, not in the first
+        request (a model that cannot be loaded only warns: recall goes on without it)."""
+        await asyncio.to_thread(self.analyzer.warm)
+        if self.embeddings is not None:
+            await self.embeddings.warm()
+
+    def scheduler(self) -> AsyncIOScheduler:
+        """The scheduled jobs of a serving process: rescoring and, with embeddings
+        configured, their backfill (the caller starts and shuts it down)."""
+        return build_scheduler(self.db, self.settings, self.clock, self.embeddings)
+
+    def backfill_loop(self) -> BackfillLoop | None:
+        """The embedding backfill of a process that runs no scheduler (the stdio MCP
+        server), None without embeddings; the caller starts and closes it."""
+        if self.embeddings is None:
+            return None
+        return BackfillLoop(self.db, self.settings, self.clock, self.embeddings)
 
     def memories(self, session: AsyncSession) -> MemoryService:
         """Remembering, bound to ``session``."""

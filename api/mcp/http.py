@@ -19,10 +19,10 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from api.auth import authenticate
-from api.deps import AppState
 from api.errors import error_response
 from api.mcp.server import build_mcp_server
 from api.mcp.tools import CALLER
+from services.composition import Services
 from services.core.errors import DomainError
 from services.core.settings import Settings
 
@@ -43,7 +43,7 @@ class McpEndpoint:
     """An ASGI app: the key check of ``/v1``, then the SDK's transport."""
 
     def __init__(
-        self, state_of: Callable[[], AppState], manager: StreamableHTTPSessionManager
+        self, state_of: Callable[[], Services], manager: StreamableHTTPSessionManager
     ) -> None:
         self.state_of = state_of
         self.manager = manager
@@ -68,7 +68,7 @@ class McpEndpoint:
             CALLER.reset(reset)
 
 
-def mount_mcp(app: FastAPI, settings: Settings, state_of: Callable[[], AppState]) -> MCPServer:
+def mount_mcp(app: FastAPI, settings: Settings, state_of: Callable[[], Services]) -> MCPServer:
     """Serve the tools at ``/mcp``; the lifespan must run ``server.session_manager.run()``.
 
     Stateless, with JSON answers: a call needs nothing from an earlier one (the user id

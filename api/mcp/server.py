@@ -17,8 +17,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
 
-from api.deps import AppState
 from api.mcp.tools import MemoryTools, ToolFailure
+from services.composition import Services
 
 INSTRUCTIONS = (
     "Long-term memory about the user. Call recall before answering anything that may "
@@ -79,7 +79,7 @@ def _logging_left_alone() -> Iterator[None]:
 
 
 def build_mcp_server(
-    state_of: Callable[[], AppState], user_id: str | None = None, *, scoped: bool = True
+    state_of: Callable[[], Services], user_id: str | None = None, *, scoped: bool = True
 ) -> MCPServer:
     """The server; ``user_id`` fixes the user (stdio), None takes it per call (HTTP), where
     each call's user must be reached by the caller's key unless ``scoped`` is False (an

@@ -22,7 +22,6 @@ from sqlalchemy.exc import DBAPIError
 
 from api.auth import authorize
 from api.deps import (
-    AppState,
     ensure_schema_ready,
     get_context_service,
     get_memory_service,
@@ -45,6 +44,7 @@ from api.mcp.schemas import (
 from api.schemas.common import Content, Level, MemoryType, NoNul, Role, Tags
 from api.schemas.messages import ChatMessageIn
 from services.access.keys import KeyScope
+from services.composition import Services
 from services.context.context_service import ContextRequest
 from services.core.db import is_contention
 from services.core.errors import DomainError
@@ -119,7 +119,7 @@ class MemoryTools:
     stdio the server belongs to one user fixed at start (api/mcp/server.py).
     """
 
-    def __init__(self, state_of: Callable[[], AppState], *, scoped: bool = True) -> None:
+    def __init__(self, state_of: Callable[[], Services], *, scoped: bool = True) -> None:
         self._state_of = state_of
         self._scoped = scoped
 

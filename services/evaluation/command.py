@@ -24,6 +24,7 @@ from alembic.config import Config
 from sqlalchemy.engine import make_url
 
 import migrations
+from services.composition import Services
 from services.context.message_scorer import build_message_scorer
 from services.context.tokens import get_token_estimator
 from services.core.clock import utcnow
@@ -33,7 +34,6 @@ from services.core.health import check_readiness
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.core.validation import MAX_BATCH_ITEMS, MAX_TOP_K
-from services.embeddings.service import build_embeddings
 from services.evaluation.compression import PRESERVE_RECENT, run_compression
 from services.evaluation.compression_report import (
     build_compression_report,
@@ -142,7 +142,6 @@ async def run_locomo_command(
     conversations = load_locomo(args.data)[: args.limit_conversations]
     if args.embedding != "none":
         settings = settings.model_copy(update={"embedding_provider": args.embedding})
-    embeddings = build_embeddings(settings)
     run_id = uuid.uuid4().hex[:8]
     tmp_dir = None if args.database_url else Path(tempfile.mkdtemp(prefix="jarvis-eval-"))
     if tmp_dir is None:
@@ -168,15 +167,14 @@ async def run_locomo_command(
                 f"database is not at migration head {readiness.head} ({readiness.database}, "
                 f"revision {readiness.revision}): run jarvis-memory migrate first"
             )
-        analyzer = TextAnalyzer(settings)
-        await asyncio.to_thread(analyzer.warm)
+        services = Services(settings, db, TextAnalyzer(settings), utcnow)
+        embeddings = services.embeddings
+        await asyncio.to_thread(services.analyzer.warm)
         date = utcnow()
         prefix = f"locomo-{run_id}-"
         if embeddings is not None and not await embeddings.warm():
             raise InvalidInput(f"embedding model {settings.embedding_model!r} cannot be loaded")
-        run = await run_locomo(
-            db, settings, analyzer, utcnow, conversations, args.k, prefix, embeddings, progress
-        )
+        run = await run_locomo(services, conversations, args.k, prefix, progress)
     finally:
         await db.dispose()
         if tmp_dir is not None:

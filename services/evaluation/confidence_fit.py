@@ -41,9 +41,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
+from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
-from services.embeddings.service import Embeddings, build_embeddings
 from services.evaluation.bilingual_data import cross_lingual_set
 from services.evaluation.command import migrate
 from services.evaluation.embedding_step import embed_user
@@ -55,8 +55,8 @@ from services.evaluation.scenario_run import _ingest as ingest_person
 from services.recall.confidence import FEATURES, features, logistic
 from services.recall.evidence import SEMANTIC_UNRELATED
 from services.recall.ranking.understanding import understand
-from services.recall.recall_service import RecallHit, RecallService
-from services.remembering.memory_service import MemoryService, NewMemory
+from services.recall.recall_service import RecallHit
+from services.remembering.memory_service import NewMemory
 from services.text.analysis import TextAnalyzer
 
 PENALTY: Final = 1.0
@@ -85,24 +85,21 @@ def _rows(hits: Sequence[RecallHit], good: set[int], time_only: bool, source: st
 class Setup:
     """What every question of the fit is asked with."""
 
-    db: Database
-    settings: Settings
-    analyzer: TextAnalyzer
-    embeddings: Embeddings | None = None
+    services: Services
 
     async def embed(self, clock: StepClock, user: str) -> None:
         """As the server's backfill job would, once a user's memories are written."""
-        if self.embeddings is not None:
-            await embed_user(self.db, self.settings, clock, self.embeddings, user)
+        services = self.services
+        if services.embeddings is not None:
+            await embed_user(services.db, services.settings, clock, services.embeddings, user)
 
 
 async def _ask(setup: Setup, clock: StepClock, user: str, q: str) -> tuple[list[RecallHit], bool]:
-    db, settings, analyzer = setup.db, setup.settings, setup.analyzer
-    async with db.unit_of_work() as session:
-        semantic = setup.embeddings.source(session) if setup.embeddings is not None else None
-        service = RecallService(session, settings, analyzer, clock, semantic=semantic)
+    timed = setup.services.at(clock)
+    async with timed.db.unit_of_work() as session:
+        service = timed.recall(session)
         hits = await service.recall_memories(user, q, TOP_K, track=False, min_confidence=0.0)
-    return hits, understand(q, analyzer, clock()).pure_time
+    return hits, understand(q, timed.analyzer, clock()).pure_time
 
 
 async def scenario_rows(setup: Setup) -> list[Row]:
@@ -111,9 +108,7 @@ async def scenario_rows(setup: Setup) -> list[Row]:
     for person in load_people(SCENARIO_DIR):
         clock = StepClock(person.now)
         user = f"fit-{person.id}"
-        by_memory = await ingest_person(
-            setup.db, setup.settings, setup.analyzer, clock, user, person
-        )
+        by_memory = await ingest_person(setup.services.at(clock), clock, user, person)
         await setup.embed(clock, user)
         for index, question in enumerate(person.questions):
             clock.now = person.now + timedelta(minutes=index)
@@ -133,9 +128,9 @@ async def cross_lingual_rows(setup: Setup) -> list[Row]:
     clock = StepClock(history.now)
     user = "fit-cross-lingual"
     items = [NewMemory(content=s.content, created_at=s.created_at) for s in history.statements]
-    async with setup.db.unit_of_work() as session:
-        service = MemoryService(session, setup.settings, setup.analyzer, clock)
-        stored = await service.add_many(user, items)
+    timed = setup.services.at(clock)
+    async with timed.db.unit_of_work() as session:
+        stored = await timed.memories(session).add_many(user, items)
     keys = {r.memory.id: s.key for s, r in zip(history.statements, stored, strict=True)}
     await setup.embed(clock, user)
     for probe in probes:
@@ -151,9 +146,7 @@ async def locomo_rows(setup: Setup, path: Path) -> list[Row]:
     clock = StepClock(datetime(2024, 1, 1, tzinfo=UTC))
     for conversation in load_locomo(path):
         user = f"fit-locomo-{conversation.sample_id}"
-        by_memory, _ = await ingest_locomo(
-            setup.db, (setup.settings, setup.analyzer, clock), user, conversation.turns, None
-        )
+        by_memory, _ = await ingest_locomo(setup.services.at(clock), user, conversation.turns)
         await setup.embed(clock, user)
         for question in conversation.questions:
             good = {mid for mid, ids in by_memory.items() if ids & set(question.evidence)}
@@ -262,12 +255,11 @@ async def collect(locomo: Path | None, embedding: str = "none") -> list[Row]:
     db = Database(build_engine(url))
     try:
         await migrate(url)
-        analyzer = TextAnalyzer(settings)
-        await asyncio.to_thread(analyzer.warm)
-        embeddings = build_embeddings(settings)
-        if embeddings is not None and not await embeddings.warm():
+        services = Services(settings, db, TextAnalyzer(settings))
+        await asyncio.to_thread(services.analyzer.warm)
+        if services.embeddings is not None and not await services.embeddings.warm():
             raise RuntimeError(f"embedding model {settings.embedding_model!r} cannot be loaded")
-        setup = Setup(db, settings, analyzer, embeddings)
+        setup = Setup(services)
         rows = await scenario_rows(setup)
         rows += await cross_lingual_rows(setup)
         if locomo is not None:

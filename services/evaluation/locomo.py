@@ -19,19 +19,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from services.core.clock import Clock
-from services.core.db import Database
+from services.composition import Services
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_BATCH_ITEMS
-from services.embeddings.service import Embeddings
 from services.evaluation.baseline import NaiveBM25
 from services.evaluation.embedding_step import embed_user
 from services.evaluation.metrics import QuestionScore, score_question
 from services.recall.ranking.query_types import QueryType
-from services.recall.recall_service import RecallService
-from services.remembering.memory_service import MemoryService, NewMemory
-from services.text.analysis import TextAnalyzer
+from services.remembering.memory_service import NewMemory
 
 log = logging.getLogger(__name__)
 
@@ -205,14 +201,9 @@ def lexical_only(settings: Settings) -> Settings:
 
 
 async def _ingest(
-    db: Database,
-    services: tuple[Settings, TextAnalyzer, Clock],
-    user_id: str,
-    turns: list[Turn],
-    embeddings: Embeddings | None,
+    services: Services, user_id: str, turns: list[Turn]
 ) -> tuple[dict[int, set[str]], int]:
     """Remember ``turns`` in batches (one unit of work each); memory id → its dia_ids."""
-    settings, analyzer, clock = services
     by_memory: dict[int, set[str]] = {}
     merged = 0
     for start in range(0, len(turns), MAX_BATCH_ITEMS):
@@ -227,10 +218,8 @@ async def _ingest(
             )
             for t in batch
         ]
-        async with db.unit_of_work() as session:
-            stored = await MemoryService(session, settings, analyzer, clock, embeddings).add_many(
-                user_id, items
-            )
+        async with services.db.unit_of_work() as session:
+            stored = await services.memories(session).add_many(user_id, items)
         for turn, result in zip(batch, stored, strict=True):
             by_memory.setdefault(result.memory.id, set()).add(turn.dia_id)
             merged += result.merged
@@ -238,32 +227,22 @@ async def _ingest(
 
 
 async def _ask(
-    db: Database,
-    services: tuple[Settings, TextAnalyzer, Clock],
-    user_id: str,
-    question: Question,
-    top_k: int,
-    embeddings: Embeddings | None = None,
+    services: Services, user_id: str, question: Question, top_k: int
 ) -> tuple[list[int], float]:
     """One untracked recall in its own unit of work: the memory ids and milliseconds."""
-    settings, analyzer, clock = services
     asked = time.perf_counter()
-    async with db.unit_of_work() as session:
-        semantic = embeddings.source(session) if embeddings is not None else None
-        service = RecallService(session, settings, analyzer, clock, semantic=semantic)
-        hits = await service.recall_memories(user_id, question.text, top_k, track=False)
+    async with services.db.unit_of_work() as session:
+        hits = await services.recall(session).recall_memories(
+            user_id, question.text, top_k, track=False
+        )
     return [h.memory.id for h in hits], (time.perf_counter() - asked) * 1000.0
 
 
 async def run_locomo(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    clock: Clock,
+    services: Services,
     conversations: Sequence[Conversation],
     ks: Sequence[int],
     user_prefix: str,
-    embeddings: Embeddings | None = None,
     progress: Progress = NO_PROGRESS,
 ) -> LocomoRun:
     """Ingest, ask and score every conversation, one fresh user (``user_prefix + id``) each.
@@ -271,20 +250,26 @@ async def run_locomo(
     The service's ranking of memories is scored against the dia_ids that went into each
     memory; the baseline ranks the same turns (unmerged) with :class:`NaiveBM25`, and the
     same service with :func:`lexical_only` settings gives the plain lexical row and latency.
-    With ``embeddings`` the turns are embedded by the backfill job right after they are
-    written (``ingest_seconds`` includes it) and the service recalls
+    With embeddings configured the turns are embedded by the backfill job right after
+    they are written (``ingest_seconds`` includes it) and the service recalls
     with the semantic signal; the same service without it is the ``offline`` row.
     """
     top_k = max(ks)
-    plain = lexical_only(settings)
+    db, settings, clock, embeddings = (
+        services.db,
+        services.settings,
+        services.clock,
+        services.embeddings,
+    )
+    # The variants are settings too (no model: no semantic source), built by the root.
+    offline = services.reconfigured(settings.model_copy(update={"embedding_provider": "none"}))
+    plain = offline.reconfigured(lexical_only(offline.settings))
     run = LocomoRun(tuple(ks), embedding_model=embeddings.model if embeddings else None)
     progress.start(sum(len(c.questions) for c in conversations))
     for conversation in conversations:
         user_id = f"{user_prefix}{conversation.sample_id}"
         started = time.perf_counter()
-        by_memory, merged = await _ingest(
-            db, (settings, analyzer, clock), user_id, conversation.turns, embeddings
-        )
+        by_memory, merged = await _ingest(services, user_id, conversation.turns)
         if embeddings is not None:  # as the server does: the backfill job embeds the turns
             await embed_user(db, settings, clock, embeddings, user_id)
         ingest_seconds = time.perf_counter() - started
@@ -302,14 +287,12 @@ async def run_locomo(
             )
             # Both configurations answer every question, alternating which goes first, so
             # the latency comparison sees the same caches and the same machine load.
-            configs = [(settings, run.service, run.latencies_ms, embeddings)]
-            configs.append((plain, run.lexical, run.lexical_latencies_ms, None))
+            configs = [(services, run.service, run.latencies_ms)]
+            configs.append((plain, run.lexical, run.lexical_latencies_ms))
             if embeddings is not None:
-                configs.append((settings, run.offline, run.offline_latencies_ms, None))
-            for config, scores, latencies, semantic in configs if index % 2 else configs[::-1]:
-                ids, milliseconds = await _ask(
-                    db, (config, analyzer, clock), user_id, question, top_k, semantic
-                )
+                configs.append((offline, run.offline, run.offline_latencies_ms))
+            for config, scores, latencies in configs if index % 2 else configs[::-1]:
+                ids, milliseconds = await _ask(config, user_id, question, top_k)
                 latencies.append(milliseconds)
                 ranked = [by_memory.get(memory_id, set()) for memory_id in ids]
                 scores.append(score_question(question.category, question.evidence, ranked, ks))

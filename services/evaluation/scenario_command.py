@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from services.composition import Services
 from services.core.clock import utcnow
 from services.core.db import Database, build_engine
 from services.core.errors import InvalidInput
 from services.core.health import check_readiness
 from services.core.settings import Settings
-from services.embeddings.service import build_embeddings
 from services.evaluation.command import migrate, service_overrides
 from services.evaluation.report import publish
 from services.evaluation.scenario_data import SCENARIO_DIR, load_conversations, load_people
@@ -104,14 +104,11 @@ async def evaluate_scenarios(
                 f"database is not at migration head {readiness.head} ({readiness.database}, "
                 f"revision {readiness.revision}): run jarvis-memory migrate first"
             )
-        analyzer = TextAnalyzer(settings)
-        await asyncio.to_thread(analyzer.warm)
-        embeddings = build_embeddings(settings)
-        if embeddings is not None and not await embeddings.warm():
+        services = Services(settings, db, TextAnalyzer(settings))
+        await asyncio.to_thread(services.analyzer.warm)
+        if services.embeddings is not None and not await services.embeddings.warm():
             raise InvalidInput(f"embedding model {settings.embedding_model!r} cannot be loaded")
-        return await run_scenarios(
-            db, settings, analyzer, people, conversations, prefix, embeddings
-        )
+        return await run_scenarios(services, people, conversations, prefix)
     finally:
         await db.dispose()
 

@@ -31,25 +31,22 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from models.memory import UserMemory
-from services.context.context_service import ContextRequest, ContextService
-from services.context.message_scorer import build_message_scorer
+from services.composition import Services
+from services.context.context_service import ContextRequest
 from services.context.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
-from services.embeddings.service import Embeddings
 from services.evaluation.embedding_step import embed_user
 from services.evaluation.scenario_data import (
     Person,
     ScenarioConversation,
     ScenarioQuestion,
 )
-from services.recall.recall_service import RecallService
+from services.recall.recall_service import RecallHit
 from services.recall.tracked import recall_and_track
-from services.remembering.memory_service import MemoryService, NewMemory
-from services.text.analysis import TextAnalyzer
+from services.remembering.memory_service import NewMemory
 
 log = logging.getLogger(__name__)
 
@@ -177,19 +174,15 @@ async def _recall_counts(db: Database, user_id: str) -> dict[int, int]:
 
 
 async def _ingest(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    clock: StepClock,
-    user_id: str,
-    person: Person,
+    services: Services, clock: StepClock, user_id: str, person: Person
 ) -> dict[int, set[str]]:
-    """Write every statement on its own at its instant; memory id → statement ids."""
+    """Write every statement on its own at its instant (``services`` read ``clock``);
+    memory id → statement ids."""
     by_memory: dict[int, set[str]] = {}
     for statement in person.statements:
         clock.now = statement.at
-        async with db.unit_of_work() as session:
-            stored = await MemoryService(session, settings, analyzer, clock).add(
+        async with services.db.unit_of_work() as session:
+            stored = await services.memories(session).add(
                 user_id, NewMemory(content=statement.text, created_at=statement.at)
             )
         by_memory.setdefault(stored.memory.id, set()).add(statement.id)
@@ -232,30 +225,28 @@ def _sufficient(
     return value if isinstance(value, bool) else None
 
 
-async def run_person(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    person: Person,
-    user_id: str,
-    run: ScenarioRun,
-    embeddings: Embeddings | None = None,
-) -> None:
+async def ask(
+    services: Services, user_id: str, query: str, top_k: int = TOP_K, *, track: bool = True
+) -> list[RecallHit]:
+    """One question as the evaluation asks it: the composition root's recall (the one
+    ``jarvis-memory serve`` answers with), ranked in a reader and counted after."""
+    return await recall_and_track(services.db, services.recall, user_id, query, top_k, track=track)
+
+
+async def run_person(services: Services, person: Person, user_id: str, run: ScenarioRun) -> None:
     """Ingest one person, ask every question tracked, and record the outcomes in ``run``.
 
-    With ``embeddings`` the backfill job embeds the person's memories after the writes
-    (as the server's scheduler does) and recall uses the semantic signal.
+    With embeddings configured the backfill job embeds the person's memories after the
+    writes (as the server's scheduler does) and recall uses the semantic signal.
     """
     clock = StepClock(person.statements[0].at if person.statements else person.now)
+    timed = services.at(clock)
+    db, settings = services.db, services.settings
     started = time.perf_counter()
-    by_memory = await _ingest(db, settings, analyzer, clock, user_id, person)
-    if embeddings is not None:
-        await embed_user(db, settings, clock, embeddings, user_id)
+    by_memory = await _ingest(timed, clock, user_id, person)
+    if services.embeddings is not None:
+        await embed_user(db, settings, clock, services.embeddings, user_id)
     ingest_seconds = time.perf_counter() - started
-
-    def service_for(session: AsyncSession) -> RecallService:
-        semantic = embeddings.source(session) if embeddings is not None else None
-        return RecallService(session, settings, analyzer, clock, semantic=semantic)
 
     accepted_anywhere = {s for q in person.questions for s in q.acceptable}
     verdict = _sufficiency_verdict()
@@ -263,7 +254,7 @@ async def run_person(
         clock.now = person.now + timedelta(minutes=index)
         before = await _recall_counts(db, user_id)
         asked = time.perf_counter()
-        hits = await recall_and_track(db, service_for, user_id, question.text, run.top_k)
+        hits = await ask(timed, user_id, question.text, run.top_k)
         milliseconds = (time.perf_counter() - asked) * 1000.0
         after = await _recall_counts(db, user_id)
         returned = []
@@ -311,12 +302,7 @@ async def run_person(
 
 
 async def run_conversation(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
-    conversation: ScenarioConversation,
-    user_id: str,
-    now: datetime,
+    services: Services, conversation: ScenarioConversation, user_id: str, now: datetime
 ) -> ConversationOutcome:
     """One ``/context`` call with cards on; every memory it wrote is judged a card."""
     clock = StepClock(now)
@@ -328,11 +314,10 @@ async def run_conversation(
         extract_cards=True,
         conversation_id=conversation.id,
     )
-    scorer = build_message_scorer(analyzer, settings)
-    async with db.unit_of_work() as session:
-        service = ContextService(session, settings, analyzer, scorer, clock)
-        assembled = await service.assemble(user_id, request)
-    async with db.unit_of_work() as session:
+    timed = services.at(clock)
+    async with services.db.unit_of_work() as session:
+        assembled = await timed.context(session).assemble(user_id, request)
+    async with services.db.unit_of_work() as session:
         rows = await session.execute(
             select(UserMemory.content, UserMemory.memory_type)
             .where(UserMemory.user_id == user_id)
@@ -355,24 +340,20 @@ async def run_conversation(
 
 
 async def run_scenarios(
-    db: Database,
-    settings: Settings,
-    analyzer: TextAnalyzer,
+    services: Services,
     people: Sequence[Person],
     conversations: Sequence[ScenarioConversation],
     user_prefix: str,
-    embeddings: Embeddings | None = None,
 ) -> ScenarioRun:
-    """Every person and conversation, each under ``user_prefix`` + its id."""
+    """Every person and conversation, each under ``user_prefix`` + its id, on the
+    composition root's services (what ``jarvis-memory serve`` answers with)."""
     run = ScenarioRun()
     for person in people:
         user_id = f"{user_prefix}{person.id}"
-        await run_person(db, settings, analyzer, person, user_id, run, embeddings)
+        await run_person(services, person, user_id, run)
     when = {p.id: p.now for p in people}
     for conversation in conversations:
         now = when.get(conversation.person, CONVERSATION_NOW)
         user_id = f"{user_prefix}ctx-{conversation.id}"
-        run.conversations.append(
-            await run_conversation(db, settings, analyzer, conversation, user_id, now)
-        )
+        run.conversations.append(await run_conversation(services, conversation, user_id, now))
     return run

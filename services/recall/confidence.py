@@ -60,6 +60,7 @@ FEATURES: Final = (
     "semantic_alone",  # the same, for a hit with no other evidence of its own
     "semantic_across",  # the same, for such a hit in the other language than the query
     "context",  # a neighbour's continuity, for a hit with no evidence of its own
+    "standing",  # deviations its similarity stands above the store's mean, beyond one
 )
 
 
@@ -73,11 +74,13 @@ class Fitted:
 
 # Recall without a semantic source (the offline default): no row had a similarity, so
 # the two semantic coefficients are 0.
-OFFLINE: Final = Fitted(-2.183, (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 0.0, 0.0, 0.0, 1.941))
+OFFLINE: Final = Fitted(
+    -2.183, (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 0.0, 0.0, 0.0, 1.941, 0.0)
+)
 # Recall with one (the bundled model): every memory now has a similarity, and a lexical
 # match is surer when it is also similar, so each feature weighs differently.
 WITH_SEMANTIC: Final = Fitted(
-    -2.519, (2.397, 0.000, 1.812, 2.478, 6.632, 4.293, 9.906, 2.974, 7.630, 0.887)
+    -2.519, (2.397, 0.000, 1.812, 2.478, 6.632, 4.293, 9.906, 2.974, 7.630, 0.887, 0.0)
 )
 
 
@@ -96,6 +99,7 @@ def features(evidence: Evidence, time_only: bool) -> tuple[float, ...]:
         beyond if e.semantic_alone else 0.0,
         beyond if e.semantic_alone and e.across else 0.0,
         0.0 if e.own else e.continuity,
+        max(0.0, e.standing - 1.0) if e.standing is not None else 0.0,
     )
 
 

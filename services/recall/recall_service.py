@@ -91,6 +91,10 @@ EVIDENCE_HEAD = 20
 # A query's time span at most this long brings the memories said within it as candidates
 # (a day, a week); a month would bring a month of memories that share nothing else.
 SPAN_CANDIDATES_DAYS = 7
+# Whose words recall never returns: the assistant's (a memory's ``role``).
+ASSISTANT = "assistant"
+# How far past top_k an empty query reads, to fill top_k with the person's own words.
+ASSISTANT_MARGIN = 20
 
 
 @dataclass(frozen=True)
@@ -302,9 +306,11 @@ class RecallService:
     async def _by_importance(
         self, user_id: str, top_k: int, types: Sequence[str], current_only: bool
     ) -> list[RecallHit]:
-        rows = await self.memories.top_by_importance(
-            user_id, top_k, types, current_only=current_only
+        # Read past top_k: the assistant's replies are left out (``_candidates``).
+        found = await self.memories.top_by_importance(
+            user_id, top_k + ASSISTANT_MARGIN, types, current_only=current_only
         )
+        rows = [m for m in found if m.role != ASSISTANT][:top_k]
         only = SignalWeights(importance=1.0)
         hits = []
         for m in rows:
@@ -411,21 +417,32 @@ class RecallService:
         lexical = await self._lexical(user_id, list(understood.terms), weights, types, current_only)
         answered = await self._semantic(user_id, query, weights)
         similar = dict(answered.cosines) if answered is not None else {}
-        best = max(lexical.bm25.values(), default=0.0) or 1.0
-        relevance = {mid: bm25 / best for mid, bm25 in lexical.bm25.items()}
+        # The person's own words answer; the assistant's replies are stored as context of
+        # a conversation, and one that echoes or suggests something is not what the
+        # person said (services/recall/evidence.py): never a candidate.
+        rows = {mid: m for mid, m in lexical.rows.items() if m.role != ASSISTANT}
+        bm25 = {mid: v for mid, v in lexical.bm25.items() if mid in rows}
+        best = max(bm25.values(), default=0.0) or 1.0
+        relevance = {mid: v / best for mid, v in bm25.items()}
         # The semantic source knows nothing of superseding: its ids are filtered here.
-        rows = dict(lexical.rows)
         rows.update(
-            await self.memories.sketches(
-                user_id, [mid for mid in similar if mid not in rows], current_only=current_only
-            )
+            (mid, m)
+            for mid, m in (
+                await self.memories.sketches(
+                    user_id, [mid for mid in similar if mid not in rows], current_only=current_only
+                )
+            ).items()
+            if m.role != ASSISTANT
         )
         similar = {mid: value for mid, value in similar.items() if mid in rows}
         # Each anchor lends its relevance (services/recall/ranking/continuity.py).
-        anchors = {n.anchor_id: relevance[n.anchor_id] for n in lexical.neighbours}
+        neighbours = [
+            n for n in lexical.neighbours if n.anchor_id in relevance and n.sketch.role != ASSISTANT
+        ]
+        anchors = {n.anchor_id: relevance[n.anchor_id] for n in neighbours}
         decay = self.settings.recall_continuity_decay
-        continuity = continuity_values(anchors.items(), lexical.neighbours, decay)
-        around = {n.memory_id: n.sketch for n in lexical.neighbours}
+        continuity = continuity_values(anchors.items(), neighbours, decay)
+        around = {n.memory_id: n.sketch for n in neighbours}
         rows.update((mid, around[mid]) for mid in continuity if mid not in rows)
         if types:  # the semantic source does not filter by type
             rows = {mid: m for mid, m in rows.items() if m.memory_type in types}
@@ -444,13 +461,17 @@ class RecallService:
                 types=types,
                 current_only=current_only,
             )
-            rows.update((mid, m) for mid, m in said.items() if mid not in rows)
+            rows.update(
+                (mid, m) for mid, m in said.items() if mid not in rows and m.role != ASSISTANT
+            )
         feelings: dict[int, float] = {}
         if understood.feelings and weights.feeling > 0:
             tagged = await self.memories.feeling_tagged(
                 user_id, self.settings.recall_candidates, types=types, current_only=current_only
             )
             for sketch, tags in tagged:
+                if sketch.role == ASSISTANT:
+                    continue
                 if (value := feeling_match(understood.feelings, tags)) > 0:
                     feelings[sketch.id] = value
                     rows.setdefault(sketch.id, sketch)

