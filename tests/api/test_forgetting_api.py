@@ -19,6 +19,7 @@ from sqlalchemy import inspect, text
 
 from services.core.db import Database
 from services.text import normalize_content
+from tests.api.conftest import AppFactory
 from tests.api.helpers import Json, body, memories_url, remember
 
 CANARY = "My secret PIN is ZQXJ7781 and I hate the dentist"
@@ -208,3 +209,18 @@ async def test_erasure_removes_the_keys_bound_to_exactly_that_user(
     names = list((await table_rows(db))["api_keys"])
     assert len(names) == 1
     assert "a tenant's" in names[0]
+
+
+async def test_a_prefix_key_erases_only_its_own_users(app_with: AppFactory, db: Database) -> None:
+    from services.access.keys import ApiKeyService
+    from services.core.clock import utcnow
+
+    async with db.unit_of_work() as session:
+        created = await ApiKeyService(session, utcnow).create("tenant", "prefix:acme:")
+    http = await app_with(jarvis_auth_required=True)
+    http.headers["Authorization"] = f"Bearer {created.secret}"
+    await remember(http, "acme:ann", CANARY)
+    await remember(http, "globex:bob", CANARY, status=403)
+    refused = await http.delete("/v1/users/globex:bob")
+    assert refused.status_code == 403
+    assert (await erase(http, "acme:ann"))["erased"]["memories"] == 1
