@@ -28,6 +28,7 @@ from api.routes import (
     messages,
     moved,
     recall,
+    users,
 )
 from services.composition import Services
 from services.core.clock import Clock, utcnow
@@ -100,6 +101,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(recall.router, dependencies=v1, responses=auth_errors)
     app.include_router(messages.router, dependencies=v1, responses=auth_errors)
     app.include_router(context.router, dependencies=v1, responses=auth_errors)
+    app.include_router(users.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(moved.router, dependencies=v1)  # 410s, for any valid key

@@ -20,6 +20,7 @@ from api.cli_keys import run_keys_command
 from api.cli_output import print_json, print_recall, print_table
 from api.cli_parser import build_parser
 from api.cli_progress import ProgressBar
+from api.cli_users import run_users_command
 from api.http_protocol import JsonErrorsH11Protocol
 from api.loopback import is_loopback
 from api.presenters import iso, job_run_out, memory_out
@@ -421,6 +422,7 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "import": _import,
     "eval": _eval,
     "keys": run_keys_command,
+    "users": run_users_command,
 }
 # The commands that read or write DATABASE_URL: like serve, they migrate the embedded file
 # first (a new user's first `jarvis-memory add` met "no such table") and refuse a

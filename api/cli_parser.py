@@ -199,6 +199,19 @@ def _keys(parser: argparse.ArgumentParser) -> None:
     revoke.add_argument("id", type=int, help="the key's id (keys list)")
 
 
+def _users(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    summary = (
+        "erase a person: memories, vectors, index, history, message scores, their row "
+        "and the keys bound to exactly them, in one transaction (idempotent)"
+    )
+    erase = actions.add_parser(
+        "erase", help=summary, description=summary, formatter_class=_HelpFormatter
+    )
+    erase.add_argument("user_id", metavar="USER_ID", help="whom to erase")
+    _json_flag(erase)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line grammar."""
     parser = argparse.ArgumentParser(
@@ -242,4 +255,5 @@ def build_parser() -> argparse.ArgumentParser:
     _import(command("import", "import conversation histories as memories"))
     _eval(command("eval", "recall evaluation on a benchmark dataset"))
     _keys(command("keys", "API keys bound to all users or a user-id prefix"))
+    _users(command("users", "a person's data: erase everything of one user"))
     return parser

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.access.erasure import PersonEraser
 from services.context.background_scoring import BackgroundScorer
 from services.context.context_service import ContextService
 from services.context.knowledge import Recalled
@@ -114,6 +115,14 @@ class Services:
     def memories(self, session: AsyncSession) -> MemoryService:
         """Remembering, bound to ``session``."""
         return MemoryService(session, self.settings, self.analyzer, self.clock, self.embeddings)
+
+    def erasure(self, session: AsyncSession) -> PersonEraser:
+        """Erasing people, bound to ``session``; it also empties this process's caches
+        of them (the vectors, the recalls context assembly keeps)."""
+        caches = [self.knowledge_cache.forget_user]
+        if self.embeddings is not None:
+            caches.append(self.embeddings.cache.invalidate)
+        return PersonEraser(session, caches)
 
     def recall(self, session: AsyncSession) -> RecallService:
         """Recall with every configured source (the embedding model, the reranker)."""

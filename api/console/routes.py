@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -24,7 +24,7 @@ from api.console.auth import (
     valid_login,
 )
 from api.console.chart import ScorePoint, score_chart
-from api.deps import MemoryId, MemoryServiceDep, StateDep, UserId
+from api.deps import MemoryId, MemoryServiceDep, SessionDep, StateDep, UserId
 from api.presenters import iso
 from api.routes.admin import AdminDep
 from services.admin.admin_service import contributions
@@ -106,7 +106,13 @@ async def users(
         for u, levels in page
     ]
     following = page[-1][0].user_id if len(rows) > PAGE else None
-    context = {"users": listed, "after": following, "stats": await admin.stats()}
+    context = {
+        "users": listed,
+        "after": following,
+        "stats": await admin.stats(),
+        "erased": request.query_params.get("erased"),
+        "erased_rows": request.query_params.get("rows"),
+    }
     return templates.TemplateResponse(request, "users.html", context)
 
 
@@ -130,6 +136,7 @@ async def user_memories(
         "order": order,
         "next_cursor": page.next_cursor,
         "components": COMPONENTS,
+        "unconfirmed": request.query_params.get("unconfirmed") == "1",
     }
     return templates.TemplateResponse(request, "user.html", context)
 
@@ -183,6 +190,19 @@ async def rescore_now(request: Request, state: StateDep) -> Response:
         check_user_id(user_id)
     run = await run_rescore(state.db, state.settings, state.clock, user_id=user_id, trigger="admin")
     return RedirectResponse(f"{CONSOLE}/jobs?ran={run.id}", status_code=303)
+
+
+@guarded.post("/users/{user_id}/erase")
+async def erase_user(
+    request: Request, user_id: UserId, state: StateDep, session: SessionDep
+) -> Response:
+    """Erase a person (as ``DELETE /v1/users/{user_id}``) once the form repeats their id:
+    the confirmation, which works without JavaScript. Then the users page says what went."""
+    if (await _form(request)).get("confirm") != user_id:
+        return RedirectResponse(f"{CONSOLE}/users/{user_id}?unconfirmed=1", status_code=303)
+    erased = await state.erasure(session).erase(user_id)
+    query = urlencode({"erased": user_id, "rows": erased.total})
+    return RedirectResponse(f"{CONSOLE}?{query}", status_code=303)
 
 
 async def _to_login(request: Request, exc: Exception) -> Response:

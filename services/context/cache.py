@@ -3,12 +3,11 @@ name, content hash) and the task, never by the caller's message id (seed 000 "ç¼
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from services.context.messages import ChatMessage
-from services.text import content_hash
+from services.core.secret import keyed_hash
 
 
 @dataclass(frozen=True)
@@ -19,25 +18,29 @@ class LlmAnswer:
     reason: str | None = None
 
 
-def task_key(task_context: str, task_type: str, phase: str | None = None) -> str:
+def task_key(
+    task_context: str, task_type: str, phase: str | None = None, secret: bytes = b""
+) -> str:
     """A short stable hash of the task: the same message matters differently per task
-    (and per phase, which the prompt names too)."""
+    (and per phase, which the prompt names too). Keyed with the deployment's secret
+    (services/core/secret.py): the task is the person's words and is stored with scores."""
     text = f"{task_type}\x1f{task_context.strip()}"
     if phase:
         text += f"\x1f{phase.strip()}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return keyed_hash(secret, text)[:32]
 
 
-def message_key(message: ChatMessage) -> str:
+def message_key(message: ChatMessage, hashed: str) -> str:
     """What the LLM's answer depends on: the message's role, name and content, all the
     prompt shows of it (services/context/llm_scoring.py).
 
     Not its id. Ids are the caller's ("m1" in every conversation) and this cache is the
     process's: keyed by id, one conversation's "m1" was answered with another's answer,
     reason included (the reason speaks of that other message's content), and an edited
-    message kept the answer for its old text.
+    message kept the answer for its old text. ``hashed`` is the content's keyed hash
+    (MessageImportanceScorer.content_hash).
     """
-    return f"{message.role}:{message.name or ''}:{content_hash(message.content)}"
+    return f"{message.role}:{message.name or ''}:{hashed}"
 
 
 class ScoreCache:

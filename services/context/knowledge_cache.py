@@ -96,5 +96,10 @@ class KnowledgeCache(Generic[V]):
         while len(self._entries) > self._max:
             self._entries.popitem(last=False)
 
+    def forget_user(self, user_id: str) -> None:
+        """Drop every entry of one user (an erasure: they hold the person's memories)."""
+        for key in [k for k in self._entries if k.user_id == user_id]:
+            del self._entries[key]
+
     def __len__(self) -> int:
         return len(self._entries)

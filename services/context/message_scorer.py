@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
@@ -55,9 +55,10 @@ from services.context.weights import (
     recency_bonus,
     resolve_task_type,
 )
+from services.core.secret import hash_secret, keyed_hash, process_secret
 from services.core.settings import Settings
 from services.core.text_cache import TextCache
-from services.text import content_hash
+from services.text import normalize_content
 from services.text.analysis import TextAnalyzer
 
 # A user instruction defines the task (seed rule "核心需求", score 9): it is relevant at
@@ -108,11 +109,18 @@ class ScoringTask:
     context: str
     task_type: TaskType
     phase: str | None = None
+    # The deployment's hash secret (services/core/secret.py): the key is stored.
+    secret: bytes = field(default=b"", repr=False, compare=False)
 
     @property
     def key(self) -> str:
-        """Cache key of this task."""
-        return task_key(self.context, self.task_type, self.phase)
+        """Cache key of this task (keyed: it is stored with message scores)."""
+        return task_key(self.context, self.task_type, self.phase, self.secret)
+
+
+def _keyed_content(secret: bytes, text: str) -> str:
+    """The stored hash of a message's content: keyed, of its normalised form."""
+    return keyed_hash(secret, normalize_content(text))
 
 
 def _content_length(message: ChatMessage) -> int:
@@ -129,15 +137,19 @@ class MessageImportanceScorer:
         *,
         llm: LlmMessageScorer | None = None,
         cache: ScoreCache | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self._settings = settings
+        # What keys the hashes that recognise a message again (services/core/secret.py):
+        # they are stored, and a bare hash of a short text gives the text back.
+        self.secret = secret if secret is not None else process_secret()
         # Cached per scorer: a conversation is re-scored as it grows and against new tasks.
         # Each bounded in the characters of the messages it keeps too (text_cache.py): a
         # term Counter grows with its message, and a message may hold 200,000 characters.
         size, chars = ANALYSIS_CACHE_SIZE, ANALYSIS_CACHE_CHARS
         self._terms = TextCache(partial(text_terms, analyzer), size, chars)
         self._rules = TextCache(rule_score, size, chars, size=_content_length)
-        self.content_hash = TextCache(content_hash, size, chars)
+        self.content_hash = TextCache(partial(_keyed_content, self.secret), size, chars)
         self._keywords = TextCache(analyzer.topic_extractor.extract, size, chars)
         self._llm = llm
         self.cache = cache if cache is not None else ScoreCache(settings.message_score_cache_size)
@@ -152,12 +164,17 @@ class MessageImportanceScorer:
         """
         return list(self._keywords(text))
 
-    @staticmethod
     def task(
-        task_context: str = "", task_type: str | None = None, phase: str | None = None
+        self, task_context: str = "", task_type: str | None = None, phase: str | None = None
     ) -> ScoringTask:
         """The task, its type named or inferred (ValueError for an unknown name)."""
-        return ScoringTask(task_context, resolve_task_type(task_type), phase or None)
+        return ScoringTask(
+            task_context, resolve_task_type(task_type), phase or None, secret=self.secret
+        )
+
+    def message_key(self, message: ChatMessage) -> str:
+        """The LLM answer cache's key of a message (keyed hash of its content)."""
+        return message_key(message, self.content_hash(message.content))
 
     def score_rules(self, messages: Sequence[ChatMessage], task: ScoringTask) -> list[MessageScore]:
         """Rule-layer scores of every message (no I/O)."""
@@ -203,7 +220,7 @@ class MessageImportanceScorer:
         cached: dict[int, LlmAnswer] = {}
         missing: list[tuple[int, ChatMessage]] = []
         for index in uncertain:
-            answer = self.cache.get(message_key(messages[index]), task.key)
+            answer = self.cache.get(self.message_key(messages[index]), task.key)
             if answer is not None:
                 cached[index] = answer
             elif self._llm is not None:
@@ -215,7 +232,7 @@ class MessageImportanceScorer:
             for index, _ in missing:
                 scores[index] = replace(scores[index], pending=True)
         for index, answer in fresh.items():
-            self.cache.put(message_key(messages[index]), task.key, answer)
+            self.cache.put(self.message_key(messages[index]), task.key, answer)
         for index, answer in [*cached.items(), *fresh.items()]:
             scores[index] = self._from_llm(scores[index], answer, index in fresh)
         return scores
@@ -276,4 +293,4 @@ def build_message_scorer(analyzer: TextAnalyzer, settings: Settings) -> MessageI
     """The process-wide scorer: rules, plus the LLM layer when ``LLM_BASE_URL`` is set."""
     client = ChatCompletionsClient.from_settings(settings)
     llm = LlmMessageScorer(client, settings.message_score_llm_batch) if client else None
-    return MessageImportanceScorer(analyzer, settings, llm=llm)
+    return MessageImportanceScorer(analyzer, settings, llm=llm, secret=hash_secret(settings))

@@ -30,7 +30,7 @@ from services.context.background_scoring import (
     ScoringJob,
     submit_after_commit,
 )
-from services.context.cache import LlmAnswer, message_key
+from services.context.cache import LlmAnswer
 from services.context.compress import CompressionResult, smart_compress
 from services.context.llm_client import ChatCompletionsClient
 from services.context.message_scorer import MessageImportanceScorer, ScoringTask
@@ -254,7 +254,7 @@ class MessageScoringService:
             if row.content_hash != self.scorer.content_hash(message.content):
                 continue
             self.scorer.cache.put(
-                message_key(message), task.key, LlmAnswer(row.llm_score, row.reason)
+                self.scorer.message_key(message), task.key, LlmAnswer(row.llm_score, row.reason)
             )
 
     async def _persist(

@@ -68,6 +68,10 @@ def _configure_sqlite(engine: AsyncEngine, lock_timeout_ms: int) -> None:
         cursor = dbapi_connection.cursor()
         # Cascading deletes of postings, topics and links depend on this.
         cursor.execute("PRAGMA foreign_keys=ON")
+        # A deleted row's bytes are overwritten with zeros, not left in a free page of the
+        # file until reused: forgetting a memory or erasing a person leaves no copy of
+        # the text in the database file (issue 42; docs/api.md "Forgetting").
+        cursor.execute("PRAGMA secure_delete=ON")
         # WAL lets readers proceed while the scheduler writes.
         cursor.execute("PRAGMA journal_mode=WAL")
         # Wait for a competing writer instead of failing at once with "database is locked".
@@ -91,6 +95,13 @@ def _configure_sqlite(engine: AsyncEngine, lock_timeout_ms: int) -> None:
         # with WAL it reads a snapshot beside the one writer instead of queueing for it.
         reader = conn.get_execution_options().get(_READER, False)
         conn.exec_driver_sql("BEGIN" if reader else "BEGIN IMMEDIATE")
+
+
+def quiet_driver_logs() -> None:
+    """Keep the SQLite driver's DEBUG lines, which hold parameters and rows, unlogged."""
+    driver = logging.getLogger("aiosqlite")
+    if driver.level < logging.INFO:  # NOTSET too: a DEBUG root would reach it
+        driver.setLevel(logging.INFO)
 
 
 def build_engine(
@@ -122,13 +133,19 @@ def build_engine(
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, echo=echo)
+        # aiosqlite's DEBUG lines print every statement's parameters and results, that
+        # is what people said: they are never logged, whatever the root level.
+        quiet_driver_logs()
+        engine = create_async_engine(url, echo=echo, hide_parameters=True)
         _configure_sqlite(engine, lock_timeout_ms)
         return engine
     asyncpg = parsed.get_driver_name() == "asyncpg"
     engine = create_async_engine(
         url,
         echo=echo,
+        # Statements may be logged (DB_ECHO, a DEBUG root logger), their values never:
+        # they are memories' text (issue 42). Errors show the statement without them too.
+        hide_parameters=True,
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=not asyncpg,

@@ -168,6 +168,16 @@ class Settings(BaseSettings):
         description="require a key even with no JARVIS_API_KEYS or JARVIS_ADMIN_KEYS: for a "
         "deployment whose keys all come from `jarvis-memory keys create`",
     )
+    # The key of every hash kept to recognise a message again (services/core/secret.py):
+    # an HMAC, so a short text cannot be recovered from its hash by trying candidates.
+    jarvis_hash_secret: str | None = Field(
+        default=None,
+        min_length=16,
+        description="secret key of the hashes that recognise a message again (HMAC-SHA-256); "
+        "unset: generated once and kept in a file beside the SQLite database (PostgreSQL: "
+        "in the user's data directory; set it, the same on every host, for several hosts)",
+        json_schema_extra={"doc_default": "generated, kept in a file"},
+    )
     jarvis_mcp_user: str | None = Field(
         default=None,
         description="whose memories `jarvis-memory mcp` (stdio) serves, when --user is not given",

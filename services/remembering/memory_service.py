@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,6 +30,7 @@ from services.core.errors import (
     SupersedeCycle,
 )
 from services.core.pacing import chunks
+from services.core.secret import hash_secret, keyed_hash
 from services.core.settings import Settings
 from services.core.validation import (
     check_batch_size,
@@ -51,9 +52,13 @@ from services.remembering.frequency import FrequencyTracker
 from services.remembering.impact import ImpactEvaluator
 from services.remembering.ingest import BatchIngest, Outcome, Statement
 from services.repositories.associations import AssociationRepository
+from services.repositories.embeddings import EmbeddingRepository
+from services.repositories.erasure import ErasureRepository
 from services.repositories.facts import FactRepository
 from services.repositories.memories import MemoryRepository, Order
+from services.repositories.neighbours import Anchor, NeighbourRepository
 from services.repositories.search import SearchRepository
+from services.text import normalize_content
 from services.text.analysis import AnalyzedText, TextAnalyzer
 
 
@@ -100,6 +105,15 @@ class MemoryPage:
 
     items: list[UserMemory]
     next_cursor: str | None
+
+
+def quotable(content: str) -> list[str]:
+    """What of a text, normalised, a stored reason must not repeat once it is forgotten:
+    the whole text (8 characters or more), and each word of 4 or more characters with a
+    digit in it (a PIN, a code, a phone number: what an LLM's reason would quote)."""
+    text = normalize_content(content)
+    words = [w for w in text.split() if len(w) >= 4 and any(c.isdigit() for c in w)]
+    return [text, *words] if len(text) >= 8 else words
 
 
 def encode_cursor(order: Order, memory: UserMemory) -> str:
@@ -156,6 +170,8 @@ class MemoryService:
             self.memories, self.search, self.links, self.facts, self.frequency, settings
         )
         self.corrector = FactCorrector(self.facts)
+        # Keys the hash by which a message score recognises a forgotten text.
+        self.secret = hash_secret(settings)
 
     async def get(self, user_id: str, memory_id: int) -> UserMemory:
         """One memory of this user; 404 for a missing one or another user's."""
@@ -351,6 +367,7 @@ class MemoryService:
         text = check_content(changes.content) if changes.content is not None else None
         vectors = await self._embed([text]) if text is not None else None
         memory, now = await self._get_for_write(user_id, memory_id)
+        old_content = memory.content
         analysis = None
         if changes.content is not None or changes.emotion_tags is not None:
             analysis = await self._analyse(memory, changes)
@@ -367,6 +384,8 @@ class MemoryService:
         if text is not None:  # new content
             await self._reslot(memory, now)
             await self._reembed(memory, text, vectors, now)
+            if memory.content != old_content:
+                await self._forget_text(memory, old_content)
         memory.updated_at = now
         await self.memories.session.flush()
         await self.memories.rescore(self.settings, now, user_id, [memory.id], "update")
@@ -510,11 +529,53 @@ class MemoryService:
         replaced = await self.facts.superseded_by(user_id, memory_id)
         await self.memories.lock_memories(user_id, [memory_id, *neighbours, *replaced])
         await self.facts.repoint(user_id, memory_id, memory.superseded_by_id)
+        await self._forget_text(memory, memory.content)
         await self.search.unindex(user_id, memory_id)
         await self.memories.delete(memory)
         await self.memories.bump_user(user_id, now, -1, -memory.doc_length)
         await self.impact.refresh(user_id, neighbours)
         await self.memories.rescore(self.settings, now, user_id, neighbours, "link")
+
+    async def _forget_text(self, memory: UserMemory, content: str) -> None:
+        """Leave nothing beyond the memory row that recognises or repeats ``content``,
+        the text a delete or an edit forgets (issue 42; postings, topics, links and
+        score history go with :meth:`SearchRepository.unindex` and the row's cascade).
+
+        - Message scores of a message with exactly this text (their keyed hash), and
+          those whose stored reason, the LLM's words, quotes it or one of its
+          identifiers (:func:`quotable`): the message is scored again if sent again.
+        - The vectors of the turns said just after it in its conversation, which were
+          embedded with its text (services/embeddings/turn_context.py): the backfill
+          job embeds them again without it.
+        - This process's cached vectors of the user.
+        """
+        user_id = memory.user_id
+        erasure = ErasureRepository(self.memories.session)
+        needles = quotable(content)
+        quoting = [
+            i
+            for i, reason in await erasure.score_reasons(user_id)
+            if any(n in normalize_content(reason) for n in needles)
+        ]
+        hashed = keyed_hash(self.secret, normalize_content(content))
+        await erasure.drop_message_scores(user_id, {hashed}, quoting)
+        if self.embeddings is None:
+            return
+        self.embeddings.cache.invalidate(user_id)
+        turns = self.embeddings.context_turns
+        if memory.conversation_id is None or turns < 1:
+            return
+        anchor = Anchor(memory.id, memory.created_at, memory.conversation_id)
+        window = timedelta(minutes=self.settings.recall_continuity_window_minutes)
+        later = await NeighbourRepository(self.memories.session).around(
+            user_id, [anchor], radius=turns, window=window
+        )
+        vectors = EmbeddingRepository(self.memories.session)
+        for neighbour in later:
+            if neighbour.distance > 0:
+                await vectors.forget(user_id, neighbour.memory_id)
+        if any(n.distance > 0 for n in later):
+            self.embeddings.on_unembedded()
 
     async def link(
         self, user_id: str, memory_id: int, target_id: int, weight: float = 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -391,7 +392,10 @@ class MemoryRepository:
         write of the user's memories (add, merge, edit, delete, link, supersede,
         restore, reindex) passes here, in its own transaction.
         """
-        params = {"owner": user_id, "at": now}
+        # A new row's version starts anywhere in [1, 2**40]: never again where an erased
+        # person's old one stood (write_sql.lock_user).
+        first = secrets.randbelow(2**40) + 1
+        params = {"owner": user_id, "at": now, "first_version": first}
         await driver_sql.execute(self.session, write_sql.lock_user(self.dialect), params)
 
     async def lock_memories(self, user_id: str, ids: Iterable[int]) -> None:
@@ -404,7 +408,8 @@ class MemoryRepository:
         await driver_sql.fetch_all(self.session, write_sql.lock_memories(), params)
 
     async def write_version(self, user_id: str) -> int:
-        """How many writes of the user's memories have committed (0 before the first)."""
+        """The user's write counter: + 1 by every committed write of their memories, from
+        a random start (0 before the first write)."""
         stmt = select(MemoryUser.write_version).where(MemoryUser.user_id == user_id)
         found = (await self.session.execute(stmt)).scalar()
         return int(found or 0)

@@ -107,6 +107,12 @@ class ReindexRepository:
             .values(df=postings)
             .execution_options(synchronize_session=False)
         )
+        # A term no memory holds any more is no statistic but a trace of forgotten text.
+        await self.session.execute(
+            delete(st)
+            .where(st.user_id == user_id, st.df <= 0)
+            .execution_options(synchronize_session=False)
+        )
 
     async def refresh_total_length(self, user_id: str) -> None:
         """Recompute the user's total indexed length from the memories, in SQL."""

@@ -123,15 +123,23 @@ class SearchRepository:
                 await self.session.execute(statement, rows)
 
     async def unindex(self, user_id: str, memory_id: int) -> None:
-        """Remove a memory's postings, frequencies and topics (an edit or a delete)."""
+        """Remove a memory's postings, frequencies and topics (an edit or a delete).
+
+        A term no other memory of the user holds loses its ``memory_term_stats`` row
+        altogether: a row at ``df = 0`` still said the user once wrote that word
+        (issue 42), so forgetting leaves no statistic of the forgotten text behind.
+        """
         t, st = MemoryTerm, MemoryTermStat
+        held = select(t.term).where(t.user_id == user_id, t.memory_id == memory_id)
         await self.session.execute(
             update(st)
-            .where(
-                st.user_id == user_id,
-                st.term.in_(select(t.term).where(t.user_id == user_id, t.memory_id == memory_id)),
-            )
+            .where(st.user_id == user_id, st.term.in_(held))
             .values(df=st.df - 1)
+            .execution_options(synchronize_session=False)
+        )
+        await self.session.execute(
+            delete(st)
+            .where(st.user_id == user_id, st.term.in_(held), st.df <= 0)
             .execution_options(synchronize_session=False)
         )
         for model in (MemoryTerm, MemoryTopic):

@@ -171,6 +171,11 @@ def lock_user(dialect: str) -> Insert:
     did, and counts the write in the same transaction, so a cache keyed by the version
     (services/context/knowledge_cache.py) sees every committed write. ``updated_at``
     keeps the last change of the counts.
+
+    A new row's version starts at ``first_version``, a random number
+    (MemoryRepository.lock_user): a person erased and then written again must not count
+    1, 2, 3 … anew, or a recall cached under their old version 3 in some process would be
+    served again (issue 42).
     """
     u = _table(MemoryUser)
     at = bindparam("at", type_=u.c.updated_at.type)
@@ -178,7 +183,7 @@ def lock_user(dialect: str) -> Insert:
         user_id=_OWNER,
         memory_count=0,
         total_doc_length=0,
-        write_version=1,
+        write_version=bindparam("first_version", type_=u.c.write_version.type),
         created_at=at,
         updated_at=at,
     )

@@ -167,3 +167,28 @@ def test_the_chart_places_scores_by_time_and_value() -> None:
     assert xy[1][0] == pytest.approx((xy[0][0] + xy[2][0]) / 2)  # day 1 of 0..2
     empty = str(score_chart([], medium=0.4, high=0.7))
     assert "no scores yet" in empty
+
+
+async def test_a_person_is_erased_from_their_page_once_confirmed(
+    console: httpx.AsyncClient,
+) -> None:
+    headers = {"Authorization": f"Bearer {ADMIN}"}
+    await console.post("/v1/users/ann/memories", json={"content": "PIN ZQXJ7781"}, headers=headers)
+    await _log_in(console)
+    page = (await console.get("/admin/console/users/ann")).text
+    assert 'id="erase-user"' in page
+    wrong = await console.post(
+        "/admin/console/users/ann/erase", content="confirm=bob", headers=FORM
+    )
+    assert wrong.status_code == 303
+    assert wrong.headers["location"].endswith("/users/ann?unconfirmed=1")
+    assert 'id="erase-unconfirmed"' in (await console.get(wrong.headers["location"])).text
+    still = await console.get("/v1/users/ann/memories", headers=headers)
+    assert len(still.json()["items"]) == 1
+    done = await console.post("/admin/console/users/ann/erase", content="confirm=ann", headers=FORM)
+    assert done.status_code == 303
+    users = (await console.get(done.headers["location"])).text
+    assert 'id="erased"' in users
+    assert "/admin/console/users/ann" not in users
+    gone = await console.get("/v1/users/ann/memories", headers=headers)
+    assert gone.json()["items"] == []

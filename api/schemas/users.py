@@ -1,0 +1,32 @@
+"""What erasing a person returns."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class ErasedCountsOut(BaseModel):
+    """Rows removed per kind (conversations: distinct conversation ids that were named)."""
+
+    conversations: int = Field(ge=0)
+    vectors: int = Field(ge=0)
+    postings: int = Field(ge=0)
+    topics: int = Field(ge=0)
+    links: int = Field(ge=0)
+    score_history: int = Field(ge=0)
+    memories: int = Field(ge=0)
+    term_statistics: int = Field(ge=0)
+    message_scores: int = Field(ge=0)
+    compressions: int = Field(ge=0)
+    job_runs: int = Field(ge=0)
+    users: int = Field(ge=0, description="the person's row of per-user aggregates (0 or 1)")
+    api_keys: int = Field(ge=0, description="keys bound to exactly this user (prefix:USER)")
+
+
+class ErasedOut(BaseModel):
+    """The outcome of ``DELETE /v1/users/{user_id}``: always 200; all zeros when nothing
+    of the person was left (a repeated erasure)."""
+
+    user_id: str
+    erased: ErasedCountsOut
+    total: int = Field(ge=0, description="rows removed in all")
