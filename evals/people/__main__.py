@@ -146,6 +146,7 @@ async def _person(
                 o.counts_to_filler,
                 first_is_answer(store, q, bm25),
                 dense,
+                o.ranked_first,
             )
         )
     return outcomes
@@ -177,6 +178,7 @@ def _row(part: str, o: Outcome) -> dict[str, Any]:
         "counts_to_filler": o.counts_to_filler,
         "bm25_first": o.bm25_first,
         "dense_first": o.dense_first,
+        "ranked_first": o.ranked_first,
         "results": [
             {
                 "turns": sorted(r.turns),

@@ -5,6 +5,8 @@
 - ``unrelated per no-answer``: mean results of the questions the store cannot answer that
   are not acceptable for them;
 - ``counts to filler``: recall_count a tracked recall added to memories not acceptable;
+- ``ranking hit@1``: recall's ranking with no confidence floor (``min_confidence`` 0)
+  puts an answer first: what the fusion ranks, beside what the floor lets through;
 - ``BM25 hit@1`` / ``dense hit@1``: the baselines on the same questions;
 - ``gap``: fit hit@1 − test hit@1 (what tuning on the fit part bought that did not
   transfer).
@@ -40,6 +42,7 @@ def figures(rows: Sequence[Row]) -> dict[str, Any]:
         "results_per_question": _share(returned, len(rows)),
         "unrelated_per_no_answer": _share(sum(r["filler"] for r in no_answer), len(no_answer)),
         "counts_to_filler": sum(r["counts_to_filler"] for r in rows),
+        "ranking_hit_at_1": hit(answerable, "ranked_first"),
         "bm25_hit_at_1": hit(answerable, "bm25_first"),
         "dense_hit_at_1": hit(answerable, "dense_first"),
         "paraphrase_hit_at_1": hit([r for r in answerable if r["paraphrase"]]),
@@ -77,6 +80,7 @@ COLUMNS = (
     ("filler", "filler_share"),
     ("unrelated / no-answer", "unrelated_per_no_answer"),
     ("counts to filler", "counts_to_filler"),
+    ("ranking hit@1", "ranking_hit_at_1"),
     ("BM25 hit@1", "bm25_hit_at_1"),
     ("dense hit@1", "dense_hit_at_1"),
     ("paraphrase", "paraphrase_hit_at_1"),

@@ -70,6 +70,7 @@ class Outcome:
     counts_to_filler: int
     bm25_first: bool = False  # BM25 alone ranks an answer first
     dense_first: bool = False  # the plain cosine alone ranks an answer first
+    ranked_first: bool = False  # recall's ranking, no confidence floor, puts an answer first
 
     @property
     def hit_at_1(self) -> bool:
@@ -156,14 +157,19 @@ def _returned(store: Store, q: Question, hit: RecallHit) -> Returned:
 
 
 async def ask(services: Services, clock: StepClock, store: Store, q: Question) -> Outcome:
-    """One tracked recall of ``TOP_K`` as ``POST /recall`` runs it."""
+    """One tracked recall of ``TOP_K`` as ``POST /recall`` runs it, after an untracked one
+    at ``min_confidence`` 0 (recall's ranking alone, compared with the baselines')."""
+    ranked = await recall_and_track(
+        services.db, services.recall, store.user_id, q.text, 1, track=False, min_confidence=0.0
+    )
+    ranked_first = bool(ranked) and bool(store.turns_of.get(ranked[0].memory.id, set()) & q.answers)
     before = await _recall_counts(services, store.user_id)
     hits = await recall_and_track(services.db, services.recall, store.user_id, q.text, TOP_K)
     after = await _recall_counts(services, store.user_id)
     filler = {mid for mid, turns in store.turns_of.items() if not (turns & q.acceptable)}
     added = sum(after.get(mid, 0) - before.get(mid, 0) for mid in filler)
     returned = tuple(_returned(store, q, h) for h in hits)
-    return Outcome(store.person.person, store.mode, q, returned, added)
+    return Outcome(store.person.person, store.mode, q, returned, added, ranked_first=ranked_first)
 
 
 # --- baselines ---------------------------------------------------------------------------

@@ -116,7 +116,11 @@ async def run_bilingual(
 
 
 async def _ask(user_id: str, history: History, question: str, system: System) -> list[int]:
+    """Recall's ranking at ``min_confidence`` 0, as LoCoMo's recall@k is asked
+    (services/evaluation/locomo.py ``_ask``): the floor is measured on evals/people."""
     timed = system.services.at(_at(history))
     async with timed.db.unit_of_work() as session:
-        hits = await timed.recall(session).recall_memories(user_id, question, TOP_K, track=False)
+        hits = await timed.recall(session).recall_memories(
+            user_id, question, TOP_K, track=False, min_confidence=0.0
+        )
     return [hit.memory.id for hit in hits]
