@@ -11,7 +11,7 @@ TEST_WORKERS ?= 2
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios mutation clean
+.PHONY: run test coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,10 @@ eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10
 
 eval-scenarios: $(STAMP) ## personal-assistant scenarios (zh/en): hit@1, filler, no-answer results, counts to filler, /context card junk; writes docs/eval/ (generated)
 	$(BIN)/jarvis-memory eval scenarios --json docs/eval/scenarios.json --markdown docs/eval/scenarios.md
+
+eval-people: $(STAMP) ## the people written as chat (evals/people): three write modes, test part first, fit beside it, BM25 and plain-cosine baselines; as make run serves (the model on) and offline; writes docs/eval/ (generated)
+	$(BIN)/python -m evals.people --embedding local --json docs/eval/people.json --markdown docs/eval/people.md
+	$(BIN)/python -m evals.people --embedding none --json docs/eval/people_offline.json --markdown docs/eval/people_offline.md
 
 # The mutation extra (mutmut) on top of the test install.
 $(VENV)/.mutation: $(STAMP)

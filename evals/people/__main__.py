@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from evals.people.data import PEOPLE_DIR, Person, load, people_files, split
 from evals.people.report import markdown, summarise
 from evals.people.run import (
     MODES,
+    TOP_K,
     Mode,
     Outcome,
     StepClock,
@@ -100,7 +102,19 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                 outcomes = await _person(services, clock, person, mode, prefix, plain, dump)
                 rows.extend(_row(part, o) for o in outcomes)
                 sys.stderr.write(f"{part} {person.person} {mode}: done\n")
-        return {"settings": {"embedding": args.embedding}, "rows": rows}
+        people = chosen(args)
+        meta = {
+            "embedding": args.embedding,
+            "command": f"python -m evals.people --embedding {args.embedding}"
+            + (f" --part {args.part}" if args.part != "all" else ""),
+            "date": datetime.now(UTC).date().isoformat(),
+            "parts": {
+                part: sorted(p.person for pt, p in people if pt == part) for part in ("test", "fit")
+            },
+            "top_k": TOP_K,
+            "context_turns": services.settings.embedding_context_turns,
+        }
+        return {"settings": meta, "rows": rows}
     finally:
         if dump is not None:
             dump.close()

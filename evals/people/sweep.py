@@ -65,8 +65,11 @@ SCALED: dict[str, str] = {
 
 def _expanded(settings: Settings, overrides: dict[str, Any]) -> dict[str, Any]:
     """Settings overrides, with ``semantic_weight`` (and the like) set in every query
-    type's weights."""
-    plain = {k: v for k, v in overrides.items() if k not in SCALED}
+    type's weights, and ``floor`` as both confidence floors."""
+    plain = {k: v for k, v in overrides.items() if k not in SCALED and k != "floor"}
+    if "floor" in overrides:  # one confidence floor for statements and turns alike
+        plain["recall_min_confidence"] = overrides["floor"]
+        plain["recall_min_confidence_dialogue"] = overrides["floor"]
     signals = {SCALED[k]: v for k, v in overrides.items() if k in SCALED}
     if signals:
         for name in type(settings).model_fields:

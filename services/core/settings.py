@@ -328,32 +328,34 @@ class Settings(BaseSettings):
         description="superseded matches that lend their BM25 to the memory that replaced "
         "them; 0 turns it off",
     )
-    # Issue 28: what a recall returns and what it counts (services/recall/evidence.py,
-    # services/recall/confidence.py, services/recall/sufficiency.py).
-    # Two floors, chosen on the development data (python -m
-    # services.evaluation.confidence_fit; docs/eval/): a statement a person made on its
-    # own stands alone, and one that shares a word or two with the question is filler
-    # (scenarios, one floor for all: 0.2 → filler share 0.38, no-answer 0.89 results;
-    # 0.45 → 0.12 and 0.27); a turn of a dialogue is a fragment whose meaning leans on
-    # the turns around it, and a partial match often holds the answer (LoCoMo dev R@10:
-    # 77.7 at 0.1, 74.1 at 0.2, 59.2 at 0.45). Any evidence gives at least 0.10
-    # (services/recall/confidence.py): at 0.1, dialogue turns need evidence alone.
+    # What a recall returns and what it counts (services/recall/evidence.py,
+    # services/recall/confidence.py, services/recall/sufficiency.py). One floor for a
+    # statement and a turn of a conversation alike, chosen on the fit part of evals/people
+    # (python -m evals.people.sweep --grid '{"floor": [...]}'): the lowest at which what
+    # the people were shown held the precision a person expects (filler share at most
+    # 0.15, at most 0.5 unrelated results for a question nothing answers) in the mean of
+    # the three write modes. docs/eval/people.md reports it on the test part.
     recall_min_confidence: float = Field(
-        default=0.45,
+        default=0.7,
         ge=0,
         le=1,
-        description="a recall returns no memory outside a conversation below this "
-        "confidence (a request's min_confidence overrides both floors); no hit without "
-        "query-dependent evidence comes back for a non-empty query",
+        description="a recall returns no memory below this confidence (a request's "
+        "min_confidence overrides it); no hit without query-dependent evidence comes back "
+        "for a non-empty query",
     )
     recall_min_confidence_dialogue: float = Field(
-        default=0.1,
+        default=0.7,
         ge=0,
         le=1,
-        description="the same floor for a turn of a conversation (a memory with a conversation_id)",
+        description="the same floor for a turn of a conversation (a memory with a "
+        "conversation_id); the same value by default: one precision policy for every "
+        "write mode",
     )
+    # Chosen on the fit part of evals/people with the sweep above: from 1.5 deviations a
+    # similarity is evidence (2.5 cut answers that stood out less; with no standing at all,
+    # the absolute floors of services/recall/evidence.py cut paraphrases below 0.35).
     recall_semantic_standing: float = Field(
-        default=0.0,
+        default=1.5,
         ge=0,
         description="with a semantic source: a similarity is evidence when it stands this "
         "many standard deviations above the query's mean over the person's own store "
@@ -447,11 +449,12 @@ class Settings(BaseSettings):
         "match as for lexical; 0: the cosine itself",
     )
     embedding_min_similarity: float = Field(
-        default=0.2,
+        default=0.0,
         ge=0,
         le=1,
-        description="cosine below which a memory is no semantic match at all (the bundled "
-        "model's centred cosines: answers about 0.3-0.5, unrelated text 0-0.2)",
+        description="cosine below which a memory is no semantic candidate at all (0: every "
+        "memory may be; how far it stands out in the person's store is the evidence, "
+        "RECALL_SEMANTIC_STANDING)",
     )
     embedding_at_write: bool = Field(
         default=False,
@@ -459,7 +462,7 @@ class Settings(BaseSettings):
         "memories soon after and recall ranks them lexically until then",
     )
     embedding_context_turns: int = Field(
-        default=2,
+        default=0,
         ge=0,
         le=5,
         description="a turn of a conversation is embedded with up to this many turns said "

@@ -75,12 +75,12 @@ class Fitted:
 # Recall without a semantic source (the offline default): no row had a similarity, so
 # the two semantic coefficients are 0.
 OFFLINE: Final = Fitted(
-    -2.183, (3.315, 0.890, 2.704, 2.416, 6.495, 4.272, 0.0, 0.0, 0.0, 1.941, 0.0)
+    -2.989, (4.355, 0.714, 1.403, 3.601, 5.063, 1.600, 0.0, 0.0, 0.0, 0.128, 0.0)
 )
 # Recall with one (the bundled model): every memory now has a similarity, and a lexical
 # match is surer when it is also similar, so each feature weighs differently.
 WITH_SEMANTIC: Final = Fitted(
-    -2.519, (2.397, 0.000, 1.812, 2.478, 6.632, 4.293, 9.906, 2.974, 7.630, 0.887, 0.0)
+    -3.423, (1.869, 0.057, 0.811, 3.603, 4.607, 1.199, 0.706, 4.132, 3.462, 0.029, 1.418)
 )
 
 

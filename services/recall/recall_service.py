@@ -735,13 +735,15 @@ def _kept(
 ) -> list[tuple[int, float]]:
     """The hits worth returning, in order: those with evidence of their own and at least
     their ``floor`` of confidence, and the context of such a hit (its neighbours in its
-    conversation), which comes and goes with its anchor and follows it: context never
-    ranks above the hit it is context of."""
+    conversation) when its own confidence, as context, reaches the floor too: it comes and
+    goes with its anchor and follows it, never ranking above the hit it is context of.
+    One policy for statements and turns alike: a neighbour is not let through for being
+    a neighbour (with the dialogue floor of 0.1 nearly every neighbour was)."""
     own = {mid for mid, _ in ordered if evidence[mid].own and confident[mid] >= floor[mid]}
     context: dict[int, list[tuple[int, float]]] = {}
     for mid, similarity in ordered:
         anchor = evidence[mid].context_of
-        if mid not in own and anchor in own:
+        if mid not in own and anchor in own and confident[mid] >= floor[mid]:
             context.setdefault(anchor, []).append((mid, similarity))
     kept: list[tuple[int, float]] = []
     for mid, similarity in ordered:
