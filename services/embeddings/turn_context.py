@@ -11,12 +11,15 @@ with up to ``EMBEDDING_CONTEXT_TURNS`` turns of the same conversation said just 
 (the neighbours session continuity uses, services/repositories/neighbours.py), oldest
 first. A statement (no conversation) is embedded alone, and so is every query.
 
-Measured on the LoCoMo development split with the bundled model (its turns are the only
-conversations in our data), ``EMBEDDING_CONTEXT_TURNS=n`` and ``make eval-embedding``'s
-LoCoMo command: R@10 (categories 1-5) 79.6 with one turn before it, 81.1 with two
-(docs/eval/locomo_dev_embedding_multilingual.md), 79.4 with three (more of the vector is
-about what others said; 1 and 3 were measured with the confidence constants before
-the last refit), 77.6 with each turn alone.
+Off by default (``EMBEDDING_CONTEXT_TURNS`` 0): every turn is embedded alone. On the fit
+part of evals/people (``python -m evals.people.sweep``, recall's ranking at
+``min_confidence`` 0), context ranked answers lower in both conversation modes, whether
+every turn took it (the turn after an answer carried the answer's words and came first)
+or only replies that lean on what came before (``EMBEDDING_CONTEXT_ONLY_LEANING``; one or
+two turns). On LoCoMo's development split, where both speakers' turns are stored and
+many answers are in replies, two turns of context had ranked better: the people are
+what a chat frontend writes, so they decide, and ``make eval-embedding`` reports what
+LoCoMo's recall@k is now.
 
 The vectors' model name carries the count (``+turns2``), so changing it re-embeds every
 memory, as a change of model does. A turn's vector is made from the text its earlier

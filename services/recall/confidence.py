@@ -9,36 +9,24 @@ on, about half the hits with that evidence were acceptable results for their que
 part: a memory is not more likely to answer a question because it matters.
 
 Two sets of constants, one per way recall is served, each fitted by ``python -m
-services.evaluation.confidence_fit`` (a logistic regression with a small L2 penalty,
-Newton's method) on every hit returned at ``min_confidence`` 0 with top_k 10 for the
-scenario questions (label: acceptable for its question, services/evaluation/scenarios)
-and the LoCoMo development split's questions (label: holds an evidence turn), each data
-set weighed equally and each with an intercept of its own; the scenarios' intercept is
-the one used here, since only they label what a person would accept (LoCoMo's evidence
-labels leave out acceptable neighbours). The printed constants are pasted here.
+evals.people.fit_confidence [--embedding local|none]`` on the **fit part** of the people
+written as chat (evals/people; the test part is never read): every fit person written in
+each of the three write modes (statements; their turns with a conversation; their turns
+and the assistant's), every question asked untracked with top_k 10 and ``min_confidence``
+0, each hit a row labelled acceptable or not for its question. A logistic regression with
+a small L2 penalty and no negative coefficient (``services.evaluation.confidence_fit``:
+no evidence may count against a hit), cross-validated by person: the tool prints each
+held-out person's log loss and each coefficient's range across the folds beside the
+constants pasted here, and its calibration table.
 
-- ``OFFLINE`` (no semantic source, the default; 434 + 9,956 hits): on the scenario hits,
-  mean confidence per tenth against the share acceptable 0.17/0.14, 0.25/0.14,
-  0.34/0.23, 0.44/0.45, 0.55/0.82, 0.65/0.60, 0.75/0.92, 0.88/0.94, 0.98/1.00 (log loss
-  0.38). Any evidence of its own gives at least 1 / (1 + e^2.183) ≈ 0.10.
-- ``WITH_SEMANTIC`` (``--embedding local``: the bundled model, the memories embedded by
-  the backfill job as the server does, a turn with the turns before it; 521 + 9,956 hits,
-  the scenarios' rows with our cross-lingual questions, services/evaluation/bilingual):
-  0.09/0.00, 0.14/0.04, 0.24/0.23, 0.36/0.38, 0.46/0.65, 0.54/0.59, 0.65/0.65, 0.74/0.83,
-  0.85/0.91, 0.98/0.99 (log loss 0.29). One set could not serve both: with a source every
-  hit has some similarity and a lexical match that is also similar is surer, so every
-  coefficient moves (fitted on both sets of hits together, the offline scenarios' hit@1
-  fell from 0.854 to 0.796). ``relevance`` is held at 0 here: beside term coverage and
-  similarity it came out negative, and no evidence may count against a hit (the fit's
-  docstring).
+- ``OFFLINE`` (no semantic source): the similarity features are 0 in every row.
+- ``WITH_SEMANTIC`` (the bundled model, memories embedded by the backfill job as the
+  server does): ``standing``, how far the similarity stands out in the person's own store
+  for this query, carries the most weight beside a similarity alone; a raw cosine above
+  unrelated text's counts little once its standing is known.
 
-The similarity counts only above unrelated text's (``SEMANTIC_UNRELATED``): a similarity
-alone (no term, phrase, time or feeling) of 0.35 (``SEMANTIC_FLOOR``, below which it is
-no evidence) gives 0.36, 0.4 gives 0.51 and 0.5 gives 0.79. For a memory in the other
-language than the query, where a similarity is all the evidence there can be
-(``semantic_across``), it counts from 0.3 (``SEMANTIC_FLOOR_ACROSS``): 0.3 gives 0.39,
-0.35 0.64 and 0.4 0.83. Which set applies is decided per recall: a source that fails is
-skipped and the offline constants used.
+Which set applies is decided per recall: a source that fails is skipped and the offline
+constants used.
 """
 
 from __future__ import annotations
