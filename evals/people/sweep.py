@@ -6,6 +6,10 @@ grid of settings overrides, and prints hit@1, filler share and unrelated results
 no-answer question per mode, and their mean. Only the fit part is ever read here.
 
     python -m evals.people.sweep --grid '{"recall_min_confidence": [0.3, 0.45]}'
+
+Overrides reach recall's settings only. The embeddings are built once, from the
+environment, before the stores are written: an ``EMBEDDING_*`` setting (the model, turn
+context, the source's cosine floor) is swept by running the tool again with it set there.
 """
 
 from __future__ import annotations
