@@ -362,13 +362,11 @@ class Settings(BaseSettings):
         "(0: the absolute cosine floors decide)",
     )
     # Counting is what makes a memory more important, so only hits recall is nearly sure
-    # of count: on the scenarios' tracked run, a floor of 0.5 counted 20 recalls to
-    # memories that were not acceptable for their question, 0.8 two, 0.9 one ("What
-    # does Lena do?" → "Lena and I are thinking of getting a dog", 0.901), 0.95 none (and
-    # 71 to acceptable ones; with the bundled model and its own confidence constants,
-    # none and 123). What a frontend used, it reports (POST …/memories/used).
+    # of count. Chosen on the fit part of evals/people (docs/eval/people.json, the fit
+    # rows): just above the most confident result that was not acceptable there. What a
+    # frontend used, it reports (POST …/memories/used).
     recall_count_min_confidence: float = Field(
-        default=0.95,
+        default=0.975,
         ge=0,
         le=1,
         description="a tracked recall counts (recall_count + 1) only hits with evidence of "
