@@ -55,13 +55,7 @@ from services.core.validation import MAX_TOP_K, check_user_id
 from services.embeddings.nearest import relative_to_best
 from services.embeddings.similarities import Similarities
 from services.recall.confidence import confidence
-from services.recall.evidence import (
-    SEMANTIC_FLOOR_ACROSS,
-    Evidence,
-    QueryWeights,
-    spelled_out,
-    unknown_term_idf,
-)
+from services.recall.evidence import Evidence, QueryWeights, spelled_out, unknown_term_idf
 from services.recall.ranking.continuity import Continuity, continuity_values
 from services.recall.ranking.cross_lingual import cross_lingual_values, in_other_language
 from services.recall.ranking.diversity import mmr_order
@@ -483,16 +477,8 @@ class RecallService:
                     rows.setdefault(sketch.id, sketch)
         scale = self.settings.embedding_similarity_scale
         semantic = relative_to_best([(v, mid) for mid, v in similar.items()], scale)
-        # The other language's best stands in for a lexical match only where its
-        # similarity is evidence: with every memory a candidate (no cosine floor), the
-        # least unrelated memory in the other language would otherwise weigh what a full
-        # lexical match does for every query.
         spread = answered or Similarities()
-        contents = {
-            mid: rows[mid].content
-            for mid, value in similar.items()
-            if mid in rows and self._similar_enough(spread, value)
-        }
+        contents = {mid: rows[mid].content for mid in similar if mid in rows}
         across = cross_lingual_values(similar, contents, understood.chinese_share, scale)
         return _Candidates(
             lexical,
@@ -506,16 +492,6 @@ class RecallService:
             across,
             spread,
         )
-
-    def _similar_enough(self, spread: Similarities, cosine: float) -> bool:
-        """A similarity that is evidence for a memory in the other language (as
-        ``Evidence.similar`` judges it): its standing in the store, or the absolute floor
-        where the store is too small to have one."""
-        standing = spread.standing(cosine)
-        floor = self.settings.recall_semantic_standing
-        if standing is not None and floor > 0:
-            return standing >= floor
-        return cosine >= SEMANTIC_FLOOR_ACROSS
 
     def _signal_table(
         self,
