@@ -493,6 +493,14 @@ class Settings(BaseSettings):
     embedding_batch_size: int = Field(
         default=64, ge=1, le=2048, description="texts per provider call"
     )
+    embedding_max_chars: int = Field(
+        default=1500,
+        ge=1,
+        description="longest text a provider is given, in characters (a CJK character "
+        "counts 3): the rest is cut before embedding, so one long text cannot hold the "
+        "model for seconds; recall's word search still reads all of it. 1500 fits "
+        "multilingual-e5-small's 512-token window (services/embeddings/window.py)",
+    )
     embedding_backfill_interval: int = Field(
         default=600, ge=1, description="seconds between embedding backfill runs"
     )

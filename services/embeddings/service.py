@@ -37,6 +37,7 @@ from services.embeddings.providers import (
 from services.embeddings.similarities import Similarities
 from services.embeddings.turn_context import embedded_text, leans_on_context, model_name
 from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
+from services.embeddings.window import cut_to_window, fit_turn
 from services.repositories.embeddings import EmbeddingRepository, StoredVector, Unembedded
 from services.repositories.neighbours import Anchor, NeighbourRepository
 
@@ -152,6 +153,10 @@ class Embeddings:
         """
         if not texts:
             return []
+        # Cut to the model's window here, for every provider and caller (services/
+        # embeddings/window.py): a long text never holds the engine for seconds.
+        budget = self.settings.embedding_max_chars
+        texts = [cut_to_window(text, budget) for text in texts]
         timeout = seconds
         if timeout is None:
             # The provider's own timeout covers HTTP; this one also bounds a local model.
@@ -243,7 +248,9 @@ class Embeddings:
                 )
                 for n in sorted(found, key=lambda n: n.distance):  # oldest first
                     before.setdefault(n.anchor_id, []).append(n.sketch.content)
-        return [embedded_text(i.content, before.get(i.memory_id, ())) for i in batch]
+        budget = self.settings.embedding_max_chars
+        fitted = [fit_turn(i.content, before.get(i.memory_id, []), budget) for i in batch]
+        return [embedded_text(content, earlier) for content, earlier in fitted]
 
     def source(self, session: AsyncSession) -> SemanticSearch:
         """Recall's semantic source for one unit of work."""

@@ -103,6 +103,10 @@ def _days_since_pg(element: days_since, compiler: SQLCompiler, **kw: Any) -> str
     )
 
 
+# The job locks held in this process on databases in memory: (engine's id, job).
+_HELD_IN_MEMORY: set[tuple[int, str]] = set()
+
+
 def sqlite_rescore_lock_path(engine: AsyncEngine) -> Path | None:
     """The rescoring lock file beside an SQLite database file (None in memory)."""
     return sqlite_job_lock_path(engine, "rescore")
@@ -137,12 +141,23 @@ async def job_lock(engine: AsyncEngine, job: str, key: int) -> AsyncIterator[boo
     connection dies. SQLite: an ``flock`` on a file beside the database (issue 29), which
     every process that opens the database sees (a server, ``jarvis-memory rescore`` from
     cron, the console's button) and the kernel releases if the holder dies. A database in
-    memory lives in one process and connection, so it needs none.
+    memory lives in one process, so a set of the jobs held in it is enough.
+
+    Holding it proves no other run of the job is under way: a run writes and finishes
+    its ``job_runs`` row only while holding it (services/scoring/jobs.py).
     """
     if engine.dialect.name != "postgresql":
         path = sqlite_job_lock_path(engine, job)
         if path is None:
-            yield True
+            held = (id(engine), job)
+            if held in _HELD_IN_MEMORY:
+                yield False
+                return
+            _HELD_IN_MEMORY.add(held)
+            try:
+                yield True
+            finally:
+                _HELD_IN_MEMORY.discard(held)
             return
         with try_file_lock(path) as acquired:
             yield acquired

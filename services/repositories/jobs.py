@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import JobRun, MemoryUser, UserMemory
+
+ABANDONED = "abandoned: the process running it stopped"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def interval_start(now: datetime, seconds: float) -> datetime:
+    """The start of the interval of ``seconds`` that ``now`` falls in, counted from the
+    Unix epoch: every process agrees on it without talking to the others."""
+    elapsed = (now - _EPOCH).total_seconds()
+    return _EPOCH + timedelta(seconds=(elapsed // seconds) * seconds)
 
 
 class JobRunRepository:
@@ -23,6 +33,35 @@ class JobRunRepository:
         self.session.add(run)
         await self.session.flush()
         return run
+
+    async def fail_abandoned(self, job: str, now: datetime) -> int:
+        """Mark every run of ``job`` still ``running`` as failed (:data:`ABANDONED`);
+        how many. Only for a caller holding the job's lock (services/repositories/dialect.py
+        ``job_lock``): every run writes its row while holding it, so a ``running`` row
+        then is one whose process stopped before finishing it."""
+        result = await self.session.execute(
+            update(JobRun)
+            .where(JobRun.job == job, JobRun.status == "running")
+            .values(status="failed", error=ABANDONED, finished_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def ran_this_interval(self, job: str, now: datetime, seconds: float) -> bool:
+        """Whether a scheduled run of ``job`` (one that ran: succeeded, failed or still
+        running, not skipped) started in the current interval of ``seconds``
+        (:func:`interval_start`)."""
+        found = await self.session.execute(
+            select(JobRun.id)
+            .where(
+                JobRun.job == job,
+                JobRun.trigger == "schedule",
+                JobRun.status != "skipped",
+                JobRun.started_at >= interval_start(now, seconds),
+            )
+            .limit(1)
+        )
+        return found.scalar() is not None
 
     async def get(self, run_id: int) -> JobRun | None:
         """One run."""

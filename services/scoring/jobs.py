@@ -7,6 +7,17 @@ are short and recalls keep answering during a run; the run row is written in its
 a failed run still records its error. A lock per job keeps two runs of it from running at
 once, in one process or several (a PostgreSQL advisory lock, a file lock beside an SQLite
 database: services/repositories/dialect.py); the second is recorded as ``skipped``.
+
+A run writes its row, and finishes it, only while holding its job's lock; so the next run
+to take the lock marks a row still ``running`` as ``failed`` ("abandoned: the process
+running it stopped"): its process died (``kill -9``, a lost machine) mid-run.
+
+Scheduled work runs once per interval across every process (``serve --workers 2``, two
+replicas): the scheduler passes ``once_per``, its interval, and with the lock held a run
+looks for a scheduled run of its job that started in the current interval (counted from
+the Unix epoch, so every process agrees); if one did, this one is skipped and not
+recorded, since the run that did the work is the record, and a row per idle process per
+interval would bury it. A failed run counts too: the next interval tries again.
 """
 
 from __future__ import annotations
@@ -41,49 +52,106 @@ async def run_rescore(
     *,
     user_id: str | None = None,
     trigger: str = "schedule",
+    once_per: float | None = None,
 ) -> JobRun:
     """Refresh impact counts and rescore every memory (or one user's); returns the run.
 
     A full run that succeeded also records the memories per level (``JobRun.levels``),
-    which /metrics reports until the next one.
+    which /metrics reports until the next one. With ``once_per`` (the scheduler's
+    interval) the run is skipped, unrecorded, when a scheduled run already started in the
+    current interval (:func:`_claim`).
     """
     started = time.perf_counter()
-    async with db.unit_of_work() as session:
-        run = await JobRunRepository(session).start(RESCORE_JOB, trigger, user_id, clock())
     rows = escalations = 0
     status, error = "succeeded", None
-    try:
-        async with rescore_lock(db.engine) as acquired:
-            if not acquired:
-                status = "skipped"
-            else:
-                now = clock()
-                async with db.unit_of_work() as session:
-                    bounds = await RescoringService(session, settings).id_bounds(user_id)
-                if bounds is not None:
-                    low, high = bounds
-                    for start in range(low, high + 1, settings.rescore_batch_size):
-                        async with db.unit_of_work() as session:
-                            n, e = await RescoringService(session, settings).rescore_range(
-                                now, start, start + settings.rescore_batch_size, user_id
-                            )
-                        rows, escalations = rows + n, escalations + e
-    except Exception as exc:
-        log.exception("rescoring run %s failed", run.id)
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
-    async with db.unit_of_work() as session:
-        stored = await JobRunRepository(session).get(run.id)
-        assert stored is not None
-        stored.status, stored.error = status, error
-        stored.rows, stored.escalations = rows, escalations
-        stored.finished_at = clock()
-        if status == "succeeded" and user_id is None:
-            stored.levels = await JobRunRepository(session).level_counts()
+    async with rescore_lock(db.engine) as acquired:
+        if not acquired:
+            run = await _skipped(db, clock, RESCORE_JOB, trigger, user_id, record=True)
+            RESCORE_RUNS.labels("skipped", trigger).inc()
+            return run
+        claimed = await _claim(db, clock, RESCORE_JOB, trigger, user_id, once_per)
+        if claimed is None:
+            RESCORE_RUNS.labels("skipped", trigger).inc()
+            return await _skipped(db, clock, RESCORE_JOB, trigger, user_id, record=False)
+        run = claimed
+        try:
+            now = clock()
+            async with db.unit_of_work() as session:
+                bounds = await RescoringService(session, settings).id_bounds(user_id)
+            if bounds is not None:
+                low, high = bounds
+                for start in range(low, high + 1, settings.rescore_batch_size):
+                    async with db.unit_of_work() as session:
+                        n, e = await RescoringService(session, settings).rescore_range(
+                            now, start, start + settings.rescore_batch_size, user_id
+                        )
+                    rows, escalations = rows + n, escalations + e
+        except Exception as exc:
+            log.exception("rescoring run %s failed", run.id)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+        # Finished while the lock is held: a running row seen by the lock's next holder
+        # is one whose process stopped.
+        async with db.unit_of_work() as session:
+            stored = await JobRunRepository(session).get(run.id)
+            assert stored is not None
+            stored.status, stored.error = status, error
+            stored.rows, stored.escalations = rows, escalations
+            stored.finished_at = clock()
+            if status == "succeeded" and user_id is None:
+                stored.levels = await JobRunRepository(session).level_counts()
     RESCORE_RUNS.labels(status, trigger).inc()
     RESCORE_SECONDS.observe(time.perf_counter() - started)
     RESCORE_ROWS.inc(rows)
     log.info("rescoring run %s %s: %d rows, %d escalations", run.id, status, rows, escalations)
     return stored
+
+
+async def _claim(
+    db: Database,
+    clock: Clock,
+    job: str,
+    trigger: str,
+    user_id: str | None,
+    once_per: float | None,
+) -> JobRun | None:
+    """With the job's lock held: fail the runs of ``job`` left ``running`` by a process
+    that stopped, then start this run, or return None when ``once_per`` is given and a
+    scheduled run of the job already started in the current interval of that many
+    seconds (the lease that makes each process's scheduler run a job once per interval
+    among them all, services/scoring/scheduler.py)."""
+    now = clock()
+    async with db.unit_of_work() as session:
+        jobs = JobRunRepository(session)
+        abandoned = await jobs.fail_abandoned(job, now)
+        if abandoned:
+            log.warning(
+                "%d %s run(s) left running by a stopped process marked failed", abandoned, job
+            )
+        if once_per is not None and await jobs.ran_this_interval(job, now, once_per):
+            log.info("%s skipped: another process ran it this interval", job)
+            return None
+        return await jobs.start(job, trigger, user_id, now)
+
+
+async def _skipped(
+    db: Database, clock: Clock, job: str, trigger: str, user_id: str | None, *, record: bool
+) -> JobRun:
+    """A run that did not run: recorded as ``skipped`` only when ``record``."""
+    now = clock()
+    run = JobRun(
+        job=job,
+        trigger=trigger,
+        user_id=user_id,
+        status="skipped",
+        started_at=now,
+        finished_at=now,
+        rows=0,
+        escalations=0,
+    )
+    if record:
+        async with db.unit_of_work() as session:
+            session.add(run)
+    return run
 
 
 async def run_embedding_backfill(
@@ -95,6 +163,7 @@ async def run_embedding_backfill(
     user_id: str | None = None,
     trigger: str = "schedule",
     progress: Progress = NO_PROGRESS,
+    once_per: float | None = None,
 ) -> JobRun:
     """Embed every memory without a vector from the current model (or one user's).
 
@@ -110,37 +179,24 @@ async def run_embedding_backfill(
     One run at a time across every process on the database (``embed_lock``); another is
     ``skipped``. A skipped run that a write of this process is waiting for is not
     recorded: the nudges ask for another ``EMBEDDING_BACKFILL_DELAY`` later, until the
-    lock is free, so that write is read.
+    lock is free, so that write is read. With ``once_per`` (the scheduler's interval) a
+    run is skipped, unrecorded, when a scheduled run already started in the current
+    interval, unless a write of this process is waiting for it (:func:`_claim`).
     """
     nudges = embeddings.backfill
     with nudges.run():
         async with embed_lock(db.engine) as acquired:
             if not acquired:
-                return await _skipped_backfill(
-                    db, clock, trigger, user_id, record=not nudges.pending
+                log.info("embedding backfill skipped: another run holds the lock")
+                return await _skipped(
+                    db, clock, EMBED_JOB, trigger, user_id, record=not nudges.pending
                 )
-            return await _backfill(db, settings, clock, embeddings, user_id, trigger, progress)
-
-
-async def _skipped_backfill(
-    db: Database, clock: Clock, trigger: str, user_id: str | None, *, record: bool
-) -> JobRun:
-    now = clock()
-    log.info("embedding backfill skipped: another run holds the lock")
-    run = JobRun(
-        job=EMBED_JOB,
-        trigger=trigger,
-        user_id=user_id,
-        status="skipped",
-        started_at=now,
-        finished_at=now,
-        rows=0,
-        escalations=0,
-    )
-    if record:
-        async with db.unit_of_work() as session:
-            session.add(run)
-    return run
+            # A write of this process waiting for its vector is never left to the lease.
+            lease = None if nudges.pending else once_per
+            run = await _claim(db, clock, EMBED_JOB, trigger, user_id, lease)
+            if run is None:
+                return await _skipped(db, clock, EMBED_JOB, trigger, user_id, record=False)
+            return await _backfill(db, settings, clock, embeddings, run, progress)
 
 
 async def _backfill(
@@ -148,13 +204,11 @@ async def _backfill(
     settings: Settings,
     clock: Clock,
     embeddings: Embeddings,
-    user_id: str | None,
-    trigger: str,
+    run: JobRun,
     progress: Progress,
 ) -> JobRun:
     nudges = embeddings.backfill
-    async with db.unit_of_work() as session:
-        run = await JobRunRepository(session).start(EMBED_JOB, trigger, user_id, clock())
+    user_id = run.user_id
     rows, before = 0, None
     status, error = "succeeded", None
     progress.start(None)  # how many lack a vector is only known by reading them all

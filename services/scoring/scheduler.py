@@ -13,6 +13,9 @@ from services.core.settings import Settings
 from services.embeddings.service import Embeddings
 from services.scoring.jobs import EMBED_JOB, RESCORE_JOB, run_embedding_backfill, run_rescore
 
+# The backfill's one run right after start, beside its interval job (EMBED_JOB).
+EMBED_START_JOB = f"{EMBED_JOB}-start"
+
 
 def build_scheduler(
     db: Database, settings: Settings, clock: Clock, embeddings: Embeddings | None = None
@@ -22,7 +25,11 @@ def build_scheduler(
     (first right after start, so a change of model is picked up at once).
 
     ``max_instances=1`` and ``coalesce`` mean a slow run is never overlapped by the next
-    and missed runs collapse into one.
+    and missed runs collapse into one. ``once_per`` makes each job run once per interval
+    among every process on the database (services/scoring/jobs.py): with two workers or
+    replicas, the first to fire in an interval runs it and the others skip. The backfill
+    run right after start is not leased (a process started with another model embeds
+    at once), nor is one a write of this process waits for.
     """
     scheduler = AsyncIOScheduler(timezone="UTC")
     scheduler.add_job(
@@ -30,7 +37,7 @@ def build_scheduler(
         "interval",
         seconds=settings.rescore_interval,
         args=(db, settings, clock),
-        kwargs={"trigger": "schedule"},
+        kwargs={"trigger": "schedule", "once_per": settings.rescore_interval},
         id=RESCORE_JOB,
         max_instances=1,
         coalesce=True,
@@ -42,12 +49,21 @@ def build_scheduler(
             "interval",
             seconds=settings.embedding_backfill_interval,
             args=(db, settings, clock, embeddings),
-            kwargs={"trigger": "schedule"},
+            kwargs={"trigger": "schedule", "once_per": settings.embedding_backfill_interval},
             id=EMBED_JOB,
             max_instances=1,
             coalesce=True,
             replace_existing=True,
-            next_run_time=datetime.now(UTC),
+        )
+        scheduler.add_job(
+            run_embedding_backfill,
+            "date",
+            run_date=datetime.now(UTC),
+            args=(db, settings, clock, embeddings),
+            kwargs={"trigger": "schedule"},
+            id=EMBED_START_JOB,
+            replace_existing=True,
+            misfire_grace_time=None,  # however late the scheduler starts, it runs
         )
         embeddings.backfill.soon = _backfill_soon(scheduler, settings.embedding_backfill_delay)
     return scheduler

@@ -21,7 +21,7 @@ from services.embeddings.providers import (
 from services.embeddings.service import build_embeddings
 from services.embeddings.vectors import dot, from_bytes, normalized, similarity, to_bytes
 from services.scoring.jobs import EMBED_JOB, RESCORE_JOB
-from services.scoring.scheduler import build_scheduler
+from services.scoring.scheduler import EMBED_START_JOB, build_scheduler
 from tests.providers import ANSWER_TIMEOUT, ProviderServer
 
 HAS_LOCAL = (
@@ -91,4 +91,8 @@ def test_the_scheduler_backfills_only_with_embeddings(
     )
     embeddings = build_embeddings(configured)
     with_embeddings = build_scheduler(db, configured, utcnow, embeddings)
-    assert {job.id for job in with_embeddings.get_jobs()} == {RESCORE_JOB, EMBED_JOB}
+    assert {job.id for job in with_embeddings.get_jobs()} == {
+        RESCORE_JOB,
+        EMBED_JOB,
+        EMBED_START_JOB,
+    }
