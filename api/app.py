@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -55,8 +56,13 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
             else None
         )
         services.background.start()
-        # jieba's dictionaries and a local model load here, not in the first request.
-        await services.warm()
+        # jieba's dictionaries load here, not in the first request; the embedding model
+        # loads beside the serving (seconds): /healthz answers at once, /readyz says
+        # ``embedding: loading`` until it is ready, and the log says when it is.
+        await services.warm(embeddings=False)
+        app.state.embedding_warm = asyncio.create_task(
+            services.warm_embeddings(), name="warm-embeddings"
+        )
         scheduler = services.scheduler() if settings.scheduler_enabled else None
         if scheduler is not None:
             scheduler.start()
@@ -68,6 +74,10 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
             async with mcp.session_manager.run():
                 yield
         finally:
+            warming: asyncio.Task[None] = app.state.embedding_warm
+            warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await warming
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
             if bound is not None:

@@ -380,7 +380,9 @@ async def _import(args: argparse.Namespace, settings: Settings) -> int:
 async def _stats(args: argparse.Namespace, settings: Settings) -> int:
     async def work(services: Services) -> Any:
         async with services.db.unit_of_work() as session:
-            return await AdminService(session, settings).stats()
+            return await AdminService(session, settings).stats(
+                services.embedding_model, services.clock()
+            )
 
     stats = await _with_services(settings, work)
     if args.json:
@@ -398,7 +400,26 @@ async def _stats(args: argparse.Namespace, settings: Settings) -> int:
     else:
         finished = iso(last["finished_at"])
         print(f"rescored    {finished} ({last['status']}, {last['rows']} rows)")
+    embedded = stats["last_embedding"]
+    if embedded is None:
+        print("embedded    never")
+    else:
+        finished, status, rows = iso(embedded["finished_at"]), embedded["status"], embedded["rows"]
+        print(f"embedded    {finished} ({status}, {rows} vectors)")
+    backlog = stats["embedding"]
+    if backlog is not None:
+        print(f"vectors     {vector_backlog(backlog)}")
     return 0
+
+
+def vector_backlog(backlog: dict[str, Any]) -> str:
+    """``12 pending (oldest 95 s ago), backfill 19.2/s``, for people reading ``stats``."""
+    text = f"{backlog['pending']} pending"
+    oldest = backlog["oldest_pending_seconds"]
+    if oldest is not None:
+        text += f" (oldest {oldest:.0f} s ago)"
+    rate = backlog["backfill_rate"]
+    return text + (f", backfill {rate:.1f}/s" if rate is not None else "")
 
 
 async def _eval(args: argparse.Namespace, settings: Settings) -> int:

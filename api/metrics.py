@@ -3,7 +3,8 @@
 The counters and histograms of the work itself live in services/core/metrics.py. Here:
 the middleware that times every request by route *template* (``/v1/users/{user_id}/...``,
 so one series per route, not per user), what is read at scrape time (connections of the
-database pool in use, memories per level from the last full rescoring run), the route,
+database pool in use, memories per level from the last full rescoring run, the vectors
+still to make and the backfill's rate, the embedding model's state), the route,
 and ``METRICS_BIND``'s listener of its own.
 
 Every process keeps its own counters: behind ``serve --workers N`` a scrape reaches one
@@ -29,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.auth import require_admin_key
 from api.errors import error_responses
-from services.admin.admin_service import AdminService
+from services.admin.admin_service import AdminService, VectorBacklog
 from services.core.metrics import HTTP_REQUEST_SECONDS
 
 if TYPE_CHECKING:
@@ -112,12 +113,20 @@ class AppMetrics(Collector):
     def __init__(self, state: Services) -> None:
         self.state = state
         self.levels: dict[str, int] = {}
+        self.backlog: VectorBacklog | None = None
 
     async def refresh(self) -> None:
-        """Read the newest full rescoring run's level counts (one indexed row). A reader:
-        on SQLite a scrape must not queue for the write lock behind every write."""
+        """Read the newest full rescoring run's level counts (one indexed row) and, with
+        embeddings configured, the vectors still to make (one anti-join) and the last
+        backfill run's rate. A reader: on SQLite a scrape must not queue for the write
+        lock behind every write."""
         async with self.state.db.reader() as session:
-            self.levels = await AdminService(session, self.state.settings).last_levels()
+            admin = AdminService(session, self.state.settings)
+            self.levels = await admin.last_levels()
+            model = self.state.embedding_model
+            self.backlog = (
+                None if model is None else await admin.vector_backlog(model, self.state.clock())
+            )
 
     def describe(self) -> Iterable[Any]:
         return []
@@ -139,6 +148,34 @@ class AppMetrics(Collector):
         for level, count in sorted(self.levels.items()):
             levels.add_metric([level], float(count))
         yield levels
+        embeddings = self.state.embeddings
+        if embeddings is not None:
+            status = GaugeMetricFamily(
+                "jarvis_embedding_status",
+                "1 for the embedding provider's state now (loading, ready, unavailable).",
+                labels=["status"],
+            )
+            for name in ("loading", "ready", "unavailable"):
+                status.add_metric([name], 1.0 if embeddings.status == name else 0.0)
+            yield status
+        backlog = self.backlog
+        if backlog is not None:
+            yield GaugeMetricFamily(
+                "jarvis_vectors_pending",
+                "Memories without a vector from the current embedding model.",
+                value=float(backlog.pending),
+            )
+            yield GaugeMetricFamily(
+                "jarvis_vectors_oldest_pending_seconds",
+                "Age of the oldest memory waiting for a vector (0 when none waits).",
+                value=backlog.oldest_pending_seconds or 0.0,
+            )
+            if backlog.backfill_rate is not None:
+                yield GaugeMetricFamily(
+                    "jarvis_embedding_backfill_rate",
+                    "Vectors per second of the last finished backfill run that made any.",
+                    value=backlog.backfill_rate,
+                )
 
 
 def app_registry(metrics: AppMetrics) -> CollectorRegistry:

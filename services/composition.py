@@ -93,10 +93,22 @@ class Services:
         process)."""
         return Services(settings, self.db, self.analyzer, self.clock)
 
-    async def warm(self) -> None:
-        """Load jieba's dictionaries and the embedding model now, not in the first
-        request (a model that cannot be loaded only warns: recall goes on without it)."""
+    @property
+    def embedding_model(self) -> str | None:
+        """The name the current vectors are stored under; None without embeddings."""
+        return self.embeddings.model if self.embeddings is not None else None
+
+    async def warm(self, *, embeddings: bool = True) -> None:
+        """Load jieba's dictionaries and (``embeddings``) the embedding model now, not in
+        the first request (a model that cannot be loaded only warns: recall goes on
+        without it). The server loads the model in the background instead
+        (:meth:`warm_embeddings`), so it answers ``/healthz`` during the load."""
         await asyncio.to_thread(self.analyzer.warm)
+        if embeddings:
+            await self.warm_embeddings()
+
+    async def warm_embeddings(self) -> None:
+        """Load the embedding model (``Embeddings.status`` says how far it got)."""
         if self.embeddings is not None:
             await self.embeddings.warm()
 

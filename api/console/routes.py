@@ -91,6 +91,7 @@ async def log_out() -> Response:
 async def users(
     request: Request,
     admin: AdminDep,
+    state: StateDep,
     after: Annotated[str | None, Query(pattern=USER_ID_PATTERN)] = None,
 ) -> Response:
     """Users with their memory counts and level distribution."""
@@ -109,7 +110,7 @@ async def users(
     context = {
         "users": listed,
         "after": following,
-        "stats": await admin.stats(),
+        "stats": await admin.stats(state.embedding_model, state.clock()),
         "erased": request.query_params.get("erased"),
         "erased_rows": request.query_params.get("rows"),
     }

@@ -96,6 +96,7 @@ async def rescore_now(state: StateDep, body: RescoreIn | None = None) -> JobRunO
 
 
 @router.get("/stats")
-async def stats(admin: AdminDep) -> dict[str, Any]:
-    """Service-wide totals: users, memories, levels, recalls, the last rescoring run."""
-    return await admin.stats()
+async def stats(state: StateDep, admin: AdminDep) -> dict[str, Any]:
+    """Service-wide totals: users, memories, levels, recalls, the last rescoring run, the
+    last embedding run and (with embeddings configured) the vectors still to make."""
+    return await admin.stats(state.embedding_model, state.clock())

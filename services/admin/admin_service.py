@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -11,8 +12,48 @@ from models import JobRun, MemoryAssociation, MemoryScoreHistory, MemoryUser, Us
 from services.core.errors import MemoryNotFound
 from services.core.settings import Settings
 from services.repositories.associations import AssociationRepository
+from services.repositories.embeddings import EmbeddingRepository
 from services.repositories.jobs import AdminRepository, JobRunRepository
 from services.repositories.memories import MemoryRepository
+
+# The job names of services/scoring/jobs.py (a service may not import the jobs' module).
+RESCORE_JOB = "rescore"
+EMBED_JOB = "embed"
+
+
+@dataclass(frozen=True)
+class VectorBacklog:
+    """Memories waiting for a vector from the current model, and how fast they go.
+
+    ``pending``: memories without one; ``oldest_pending_seconds``: how long ago the oldest
+    of them was written (None when none waits); ``backfill_rate``: vectors per second of
+    the newest finished backfill run that stored any (its rows over its duration; None
+    before the first, or for a run that took no measurable time).
+    """
+
+    model: str
+    pending: int
+    oldest_pending_seconds: float | None
+    backfill_rate: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "pending": self.pending,
+            "oldest_pending_seconds": self.oldest_pending_seconds,
+            "backfill_rate": self.backfill_rate,
+        }
+
+
+def _run_summary(run: JobRun | None) -> dict[str, Any] | None:
+    if run is None:
+        return None
+    return {
+        "status": run.status,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "rows": run.rows,
+    }
 
 
 @dataclass(frozen=True)
@@ -43,6 +84,7 @@ class AdminService:
         self.admin = AdminRepository(session)
         self.jobs = JobRunRepository(session)
         self.memories = MemoryRepository(session)
+        self.vectors = EmbeddingRepository(session)
         self.links = AssociationRepository(session)
 
     async def users(self, limit: int, after: str | None) -> list[tuple[MemoryUser, dict[str, int]]]:
@@ -90,18 +132,27 @@ class AdminService:
         (empty before the first): what /metrics reports without counting the table."""
         return await self.jobs.last_levels("rescore") or {}
 
-    async def stats(self) -> dict[str, Any]:
-        """Service-wide totals plus the last rescoring run."""
+    async def vector_backlog(self, model: str, now: datetime) -> VectorBacklog:
+        """What waits for the embedding backfill under ``model``, and its last rate."""
+        pending, oldest = await self.vectors.pending(model)
+        run = await self.jobs.last_finished_with_rows(EMBED_JOB)
+        rate = None
+        if run is not None and run.finished_at is not None:
+            seconds = (run.finished_at - run.started_at).total_seconds()
+            rate = run.rows / seconds if seconds > 0 else None
+        age = None if oldest is None else max(0.0, (now - oldest).total_seconds())
+        return VectorBacklog(model, pending, age, rate)
+
+    async def stats(self, embedding_model: str | None, now: datetime) -> dict[str, Any]:
+        """Service-wide totals; the newest rescoring run and the newest embedding run;
+        with embeddings configured (``embedding_model``, the name the current vectors
+        are stored under) the vectors still to make (else ``embedding`` is None)."""
         totals = await self.admin.totals()
-        last = await self.jobs.recent(1)
-        totals["last_rescore"] = (
-            {
-                "status": last[0].status,
-                "started_at": last[0].started_at,
-                "finished_at": last[0].finished_at,
-                "rows": last[0].rows,
-            }
-            if last
-            else None
+        totals["last_rescore"] = _run_summary(await self.jobs.latest(RESCORE_JOB))
+        totals["last_embedding"] = _run_summary(await self.jobs.latest(EMBED_JOB))
+        totals["embedding"] = (
+            None
+            if embedding_model is None
+            else (await self.vector_backlog(embedding_model, now)).as_dict()
         )
         return totals

@@ -90,7 +90,10 @@ class OpenAIEmbedder:
         return self._batch_size
 
     async def warm(self) -> None:
-        """Nothing to load: the endpoint is asked per call."""
+        """Ask the endpoint for one tiny vector: nothing to load here, but a server that
+        loads its model on the first call (Ollama, vLLM starting) does so now, and one
+        that is down or misconfigured is reported at start, not at the first recall."""
+        await self.embed(["ready"], query=True)
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
         vectors: list[list[float]] = []

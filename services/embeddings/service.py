@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -44,6 +45,9 @@ from services.repositories.neighbours import Anchor, NeighbourRepository
 log = logging.getLogger(__name__)
 
 Signature = tuple[int, datetime | None]
+# Where the provider is: its model loading (or its endpoint not yet heard from), ready,
+# or unavailable (the load or the first call failed: recall goes on without it).
+EmbeddingStatus = Literal["loading", "ready", "unavailable"]
 
 # Anchors per statement when reading earlier turns: each is two sub-selects of one
 # UNION ALL (SQLite allows 500 terms in a compound select).
@@ -116,6 +120,8 @@ class Embeddings:
         self.backfill = BackfillNudges()
         # Called after the commit of a write that left memories to the backfill.
         self.on_unembedded: Callable[[], None] = self.backfill.nudge
+        # Until :meth:`warm` ends; a call that succeeds later makes it ``ready`` too.
+        self.status: EmbeddingStatus = "loading"
 
     @property
     def model(self) -> str:
@@ -133,12 +139,24 @@ class Embeddings:
         return self.settings.embedding_context_turns
 
     async def warm(self) -> bool:
-        """Load the provider's model now; False (and a warning) if it cannot be loaded."""
+        """Load the provider's model now; False (and a warning) if it cannot be loaded.
+
+        ``status`` goes from ``loading`` to ``ready`` (logged once, with the load time) or
+        ``unavailable``."""
+        started = time.perf_counter()
         try:
             await self.embedder.warm()
         except EmbeddingUnavailable as exc:
+            if self.status == "loading":
+                self.status = "unavailable"
             log.warning("embedding provider unavailable, recalling without it: %s", exc)
             return False
+        self.status = "ready"
+        log.info(
+            "embedding model ready: %s loaded in %.1f s",
+            self.embedder.model,
+            time.perf_counter() - started,
+        )
         return True
 
     async def embed(
@@ -170,6 +188,7 @@ class Embeddings:
             raise EmbeddingUnavailable(f"no answer within {timeout:g} s") from exc
         if len(raw) != len(texts):
             raise EmbeddingUnavailable(f"{len(raw)} vectors for {len(texts)} texts")
+        self.status = "ready"  # it answers (again, after a failed load)
         return [normalized(v) for v in raw]
 
     async def try_embed(self, texts: Sequence[str]) -> list[Vector] | None:

@@ -142,6 +142,24 @@ class EmbeddingRepository:
         )
         return {str(model): int(n) for model, n in result}
 
+    async def pending(self, model: str) -> tuple[int, datetime | None]:
+        """How many memories have no vector from ``model``, and when the oldest of them
+        was written: one anti-join, each memory read from the covering index
+        ``ix_user_memories_user_created`` and its vector probed by primary key."""
+        joined = and_(
+            MemoryEmbedding.user_id == UserMemory.user_id,
+            MemoryEmbedding.memory_id == UserMemory.id,
+            MemoryEmbedding.model == model,
+        )
+        result = await self.session.execute(
+            select(func.count(), func.min(UserMemory.created_at))
+            .select_from(UserMemory)
+            .outerjoin(MemoryEmbedding, joined)
+            .where(MemoryEmbedding.memory_id.is_(None))
+        )
+        count, oldest = result.one()
+        return int(count), oldest
+
     async def unembedded(
         self, model: str, before_id: int | None, limit: int, user_id: str | None = None
     ) -> list[Unembedded]:

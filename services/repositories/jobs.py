@@ -85,6 +85,27 @@ class JobRunRepository:
         levels: dict[str, int] | None = found.scalar()
         return levels
 
+    async def latest(self, job: str) -> JobRun | None:
+        """The newest run of ``job`` (one probe of ``ix_job_runs_job_started``)."""
+        found = await self.session.execute(
+            select(JobRun)
+            .where(JobRun.job == job)
+            .order_by(JobRun.started_at.desc(), JobRun.id.desc())
+            .limit(1)
+        )
+        return found.scalar()
+
+    async def last_finished_with_rows(self, job: str) -> JobRun | None:
+        """The newest finished run of ``job`` that wrote any rows: its rate is the rate
+        of the work, not of a run that found nothing to do."""
+        found = await self.session.execute(
+            select(JobRun)
+            .where(JobRun.job == job, JobRun.finished_at.is_not(None), JobRun.rows > 0)
+            .order_by(JobRun.started_at.desc(), JobRun.id.desc())
+            .limit(1)
+        )
+        return found.scalar()
+
     async def recent(self, limit: int) -> list[JobRun]:
         """The newest runs first."""
         result = await self.session.execute(
