@@ -11,6 +11,7 @@ import pytest
 
 from services.core.settings import Settings, SignalWeights
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING, Similarities
+from services.recall.confidence import confidence
 from services.recall.recall_service import INLINE_QUERY_CHARS, RecallHit, RecallService
 from tests.conftest import FakeClock
 from tests.factories import Services
@@ -206,6 +207,27 @@ async def test_a_similarity_that_does_not_stand_out_of_the_store_is_no_evidence(
     assert ids(hits) == [tea.id]
     assert hits[0].evidence is not None
     assert hits[0].evidence.standing == pytest.approx(0.3)
+
+
+async def test_in_a_store_too_small_for_a_standing_a_word_match_is_judged_offline(
+    services: Services, clock: FakeClock
+) -> None:
+    # The constants with a semantic source were fitted on stores where every similarity
+    # had a standing; a store of two has none, and a word-for-word match must still pass
+    # the default floor (judged by the offline constants), while the latte, a similarity
+    # alone, does not.
+    tea = await services.add("u", "I drink green tea every morning")
+    clock.advance(hours=1)
+    beverage = await services.add("u", "Matcha latte is my favourite")
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58})
+    hits = await _recall_with(services, source, "green tea")
+    assert ids(hits) == [tea.id]
+    assert hits[0].evidence is not None
+    assert hits[0].evidence.standing is None
+    assert hits[0].confidence == pytest.approx(confidence(hits[0].evidence, False))
+    assert hits[0].confidence >= services.settings.recall_min_confidence
+    ranked = await _recall_with(services, source, "green tea", min_confidence=0.0)
+    assert ids(ranked) == [tea.id, beverage.id]
 
 
 async def test_a_failing_semantic_source_degrades_with_a_warning(
