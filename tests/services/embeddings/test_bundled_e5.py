@@ -53,7 +53,7 @@ QUESTIONS = [
 EVERYDAY = [
     "I had pasta for dinner last night",
     "The meeting moved to Thursday",
-    "My bike has a flat tyre",
+    "I fixed the chain of my bike",
     "我昨天去超市买了牛奶",
     "The plants on the balcony need water",
     "I finished reading a novel about sailors",
