@@ -373,8 +373,7 @@ class RecallService:
         # (or not yet embedded) the offline constants judge the hits.
         fitted_semantic = pool.semantic_on and pool.spread.spread_known
         confident = {
-            mid: confidence(e, understood.pure_time, fitted_semantic)
-            for mid, e in evidence.items()
+            mid: confidence(e, understood.pure_time, fitted_semantic) for mid, e in evidence.items()
         }
         floor = {
             mid: min_confidence

@@ -165,6 +165,7 @@ async def test_in_a_real_sized_store_the_default_floor_returns_the_answer_alone(
         assert evidence is not None
         assert evidence.standing is not None
         assert evidence.standing >= standing
+        assert hits[0].confidence is not None
         assert hits[0].confidence >= services.settings.recall_min_confidence
     # Nothing answers this: whatever is nearest does not stand out enough.
     assert (

@@ -225,6 +225,7 @@ async def test_in_a_store_too_small_for_a_standing_a_word_match_is_judged_offlin
     assert hits[0].evidence is not None
     assert hits[0].evidence.standing is None
     assert hits[0].confidence == pytest.approx(confidence(hits[0].evidence, False))
+    assert hits[0].confidence is not None
     assert hits[0].confidence >= services.settings.recall_min_confidence
     ranked = await _recall_with(services, source, "green tea", min_confidence=0.0)
     assert ids(ranked) == [tea.id, beverage.id]
