@@ -115,9 +115,8 @@ async def test_tracked_recalls_and_rescoring_do_not_deadlock(
 
     async def recall(query: str) -> int:
         async with real_db.unit_of_work() as session:
-            # Floor 0: every query fills its ten (most hold one of the two words, below
-            # 0.7); the two memories holding both are sure enough to be counted, so the
-            # tracked recalls write while the rescoring runs.
+            # Floor 0: every query fills its ten (most memories hold one of the two words,
+            # below 0.7), so each tracked recall reads as many rows as it did before.
             hits = await RecallService(session, settings, analyzer, clock).recall_memories(
                 USER, query, 10, min_confidence=0.0
             )
