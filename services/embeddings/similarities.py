@@ -24,9 +24,14 @@ class Similarities:
     deviation: float = 0.0  # its standard deviation
     count: int = 0  # memories in the store
 
+    @property
+    def spread_known(self) -> bool:
+        """The store is big (and varied) enough for its spread to mean anything."""
+        return self.count >= MIN_STORE_FOR_STANDING and self.deviation > 1e-6
+
     def standing(self, cosine: float) -> float | None:
         """Standard deviations above the store's mean; None for a store too small (or
         too uniform) for its spread to mean anything."""
-        if self.count < MIN_STORE_FOR_STANDING or self.deviation <= 1e-6:
+        if not self.spread_known:
             return None
         return (cosine - self.mean) / self.deviation

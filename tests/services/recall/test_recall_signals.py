@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from services.core.settings import Settings, SignalWeights
-from services.embeddings.similarities import Similarities
+from services.embeddings.similarities import MIN_STORE_FOR_STANDING, Similarities
+from services.recall.confidence import confidence
 from services.recall.recall_service import INLINE_QUERY_CHARS, RecallHit, RecallService
 from tests.conftest import FakeClock
 from tests.factories import Services
@@ -34,7 +35,14 @@ async def test_neighbours_of_a_strong_hit_come_along(services: Services, clock: 
     clock.advance(hours=2)  # a later session
     later = await services.add("u", "Agencies called me back today", **chat)
 
-    hits = await services.recall("u", "What did Caroline research?", top_k=10, explain=True)
+    # At the default floor a neighbour comes along only if its own confidence reaches the
+    # floor too; continuity is no evidence of its own, so here only the question does.
+    default = await services.recall("u", "What did Caroline research?", top_k=10)
+    assert ids(default) == [question.id]
+    # How continuity finds and explains the neighbours, with no floor in the way.
+    hits = await services.recall(
+        "u", "What did Caroline research?", top_k=10, explain=True, min_confidence=0.0
+    )
     found = {h.memory.id: h for h in hits}
     assert ids(hits)[0] == question.id
     assert found[answer.id].relevance == 0.0
@@ -133,23 +141,32 @@ async def test_project_manager_finds_the_manager_of_this_project(
 class FixedSimilarity:
     """A semantic source with fixed answers (the embeddings provider is tested elsewhere)."""
 
-    def __init__(self, similar: dict[int, float] | None) -> None:
+    def __init__(
+        self, similar: dict[int, float] | None, mean: float = 0.0, deviation: float = 0.0
+    ) -> None:
         self.answers = similar
+        self.spread = (mean, deviation)
         self.asked: list[tuple[str, str]] = []
 
     async def similar(self, user_id: str, query: str, limit: int) -> Similarities:
         self.asked.append((user_id, query))
         if self.answers is None:
             raise TimeoutError("embedding provider timed out")
-        return Similarities(self.answers)
+        # With a spread: as a store big enough for a similarity's standing to count.
+        count = MIN_STORE_FOR_STANDING if self.spread[1] > 0 else 0
+        return Similarities(self.answers, *self.spread, count)
 
 
-async def _recall_with(services: Services, source: FixedSimilarity, query: str) -> list[RecallHit]:
+async def _recall_with(
+    services: Services, source: FixedSimilarity, query: str, min_confidence: float | None = None
+) -> list[RecallHit]:
     async with services.db.unit_of_work() as session:
         recall = RecallService(
             session, services.settings, services.analyzer, services.clock, semantic=source
         )
-        return await recall.recall_memories("u", query, 5, track=False)
+        return await recall.recall_memories(
+            "u", query, 5, track=False, min_confidence=min_confidence
+        )
 
 
 async def test_a_semantic_source_adds_candidates_and_its_signal(
@@ -158,8 +175,9 @@ async def test_a_semantic_source_adds_candidates_and_its_signal(
     tea = await services.add("u", "I drink green tea every morning")
     clock.advance(hours=1)
     beverage = await services.add("u", "Matcha latte is my favourite")
-    # The source's cosines: ranked relative to the best, weighed as evidence as they are.
-    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58})
+    # The source's cosines: ranked relative to the best, weighed as evidence as they are;
+    # both stand out of the store's spread (5 and 4.8 deviations above its mean).
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58}, mean=0.1, deviation=0.1)
     hits = await _recall_with(services, source, "green tea")
     assert source.asked == [("u", "green tea")]
     assert ids(hits) == [tea.id, beverage.id]
@@ -171,6 +189,46 @@ async def test_a_semantic_source_adds_candidates_and_its_signal(
     )
     assert hits[1].evidence is not None
     assert hits[1].evidence.semantic == 0.6
+    assert hits[1].evidence.standing == pytest.approx(5.0)
+
+
+async def test_a_similarity_that_does_not_stand_out_of_the_store_is_no_evidence(
+    services: Services, clock: FakeClock
+) -> None:
+    tea = await services.add("u", "I drink green tea every morning")
+    clock.advance(hours=1)
+    beverage = await services.add("u", "Matcha latte is my favourite")
+    # The same cosines in a store where everything scores about as high: 0.6 is half a
+    # deviation above the mean, below RECALL_SEMANTIC_STANDING, so the latte has no
+    # evidence (though 0.6 is above the absolute SEMANTIC_FLOOR) and stays out.
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58}, mean=0.55, deviation=0.1)
+    assert services.settings.recall_semantic_standing > 0.5
+    hits = await _recall_with(services, source, "green tea", min_confidence=0.0)
+    assert ids(hits) == [tea.id]
+    assert hits[0].evidence is not None
+    assert hits[0].evidence.standing == pytest.approx(0.3)
+
+
+async def test_in_a_store_too_small_for_a_standing_a_word_match_is_judged_offline(
+    services: Services, clock: FakeClock
+) -> None:
+    # The constants with a semantic source were fitted on stores where every similarity
+    # had a standing; a store of two has none, and a word-for-word match must still pass
+    # the default floor (judged by the offline constants), while the latte, a similarity
+    # alone, does not.
+    tea = await services.add("u", "I drink green tea every morning")
+    clock.advance(hours=1)
+    beverage = await services.add("u", "Matcha latte is my favourite")
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58})
+    hits = await _recall_with(services, source, "green tea")
+    assert ids(hits) == [tea.id]
+    assert hits[0].evidence is not None
+    assert hits[0].evidence.standing is None
+    assert hits[0].confidence == pytest.approx(confidence(hits[0].evidence, False))
+    assert hits[0].confidence is not None
+    assert hits[0].confidence >= services.settings.recall_min_confidence
+    ranked = await _recall_with(services, source, "green tea", min_confidence=0.0)
+    assert ids(ranked) == [tea.id, beverage.id]
 
 
 async def test_a_failing_semantic_source_degrades_with_a_warning(
@@ -194,10 +252,15 @@ async def test_mmr_spreads_near_repeats(services: Services, clock: FakeClock) ->
     for text in texts:
         stored.append(await services.add("u", text))
         clock.advance(hours=1)
-    plain = await services.recall("u", "green tea morning", top_k=3, track=False)
+    # Ranking, not the floor: "with lunch" holds two of the three words, below 0.7.
+    plain = await services.recall(
+        "u", "green tea morning", top_k=3, track=False, min_confidence=0.0
+    )
     assert ids(plain)[2] == stored[2].id
     services.settings = services.settings.model_copy(update={"recall_mmr_lambda": 0.3})
-    varied = await services.recall("u", "green tea morning", top_k=3, explain=True)
+    varied = await services.recall(
+        "u", "green tea morning", top_k=3, explain=True, min_confidence=0.0
+    )
     assert ids(varied)[1] == stored[2].id
     assert varied[1].max_similarity < varied[2].max_similarity
     assert varied[2].explanation is not None
