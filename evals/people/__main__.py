@@ -147,7 +147,7 @@ async def _person(
             await dump_rows(services, store, q, dump)
         o = await ask(services, clock, store, q)
         bm25 = bm25_ranking(services, texts, q.text)
-        dense = False
+        dense: bool | None = None  # no model offline: no dense baseline
         if by_text:
             (qv,) = await services.embeddings.embed([q.text], query=True)  # type: ignore[union-attr]
             dense = first_is_answer(store, q, dense_ranking(qv, by_text))

@@ -31,7 +31,8 @@ def figures(rows: Sequence[Row]) -> dict[str, Any]:
     returned = sum(r["returned"] for r in rows)
 
     def hit(sub: Sequence[Row], key: str = "hit_at_1") -> float | None:
-        return _share(sum(bool(r[key]) for r in sub), len(sub))
+        known = [r for r in sub if r.get(key) is not None]  # the dense baseline offline
+        return _share(sum(bool(r[key]) for r in known), len(known))
 
     return {
         "questions": len(rows),

@@ -69,7 +69,7 @@ class Outcome:
     returned: tuple[Returned, ...]
     counts_to_filler: int
     bm25_first: bool = False  # BM25 alone ranks an answer first
-    dense_first: bool = False  # the plain cosine alone ranks an answer first
+    dense_first: bool | None = False  # the plain cosine alone ranks an answer first
     ranked_first: bool = False  # recall's ranking, no confidence floor, puts an answer first
 
     @property
