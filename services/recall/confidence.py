@@ -99,11 +99,23 @@ def logistic(z: float) -> float:
     return ez / (1.0 + ez)
 
 
-def confidence(evidence: Evidence, time_only: bool, semantic: bool = False) -> float:
+# With a semantic source in a store too small for a standing (fewer than
+# MIN_STORE_FOR_STANDING memories): the constants fitted before standing existed, on the
+# scenarios and our cross-lingual questions, where a similarity is judged by its cosine
+# alone. WITH_SEMANTIC's intercept assumes a standing, and the offline constants ignore
+# the similarity: either would leave a new person's other-language answer unreturned.
+SMALL_STORE: Final = Fitted(
+    -2.519, (2.397, 0.000, 1.812, 2.478, 6.632, 4.293, 9.906, 2.974, 7.630, 0.887, 0.0)
+)
+
+
+def confidence(
+    evidence: Evidence, time_only: bool, semantic: bool = False, small_store: bool = False
+) -> float:
     """The fitted chance that a hit with this evidence is acceptable, by the constants
-    fitted with a semantic source (``semantic``: recall asked one and it answered) or
-    without."""
-    fitted = WITH_SEMANTIC if semantic else OFFLINE
+    fitted with a semantic source (``semantic``: recall asked one and it answered; in a
+    store too small for a standing, ``small_store``) or without."""
+    fitted = (SMALL_STORE if small_store else WITH_SEMANTIC) if semantic else OFFLINE
     x = features(evidence, time_only)
     z = fitted.intercept + sum(b * v for b, v in zip(fitted.coefficients, x, strict=True))
     return logistic(z)

@@ -368,12 +368,14 @@ class RecallService:
         )
         # The constants with a semantic source were fitted where every similarity had a
         # standing (evals/people: every person's store is past MIN_STORE_FOR_STANDING);
-        # without one, their standing feature reads 0, as if nothing stood out, and even
-        # a word-for-word match stays below 0.5. In a store too small for a standing
-        # (or not yet embedded) the offline constants judge the hits.
-        fitted_semantic = pool.semantic_on and pool.spread.spread_known
+        # without one, their standing feature reads 0, as if nothing stood out. A store
+        # too small for a standing is judged by the constants fitted on cosines alone
+        # (services/recall/confidence.py SMALL_STORE); one not yet embedded, offline.
+        embedded = pool.semantic_on and pool.spread.count > 0
+        small = not pool.spread.spread_known
         confident = {
-            mid: confidence(e, understood.pure_time, fitted_semantic) for mid, e in evidence.items()
+            mid: confidence(e, understood.pure_time, embedded, small_store=small)
+            for mid, e in evidence.items()
         }
         floor = {
             mid: min_confidence

@@ -152,8 +152,9 @@ class FixedSimilarity:
         self.asked.append((user_id, query))
         if self.answers is None:
             raise TimeoutError("embedding provider timed out")
-        # With a spread: as a store big enough for a similarity's standing to count.
-        count = MIN_STORE_FOR_STANDING if self.spread[1] > 0 else 0
+        # With a spread: as a store big enough for a similarity's standing to count;
+        # without, a store of as many memories as it answers for (too small for one).
+        count = MIN_STORE_FOR_STANDING if self.spread[1] > 0 else len(self.answers)
         return Similarities(self.answers, *self.spread, count)
 
 
@@ -209,26 +210,30 @@ async def test_a_similarity_that_does_not_stand_out_of_the_store_is_no_evidence(
     assert hits[0].evidence.standing == pytest.approx(0.3)
 
 
-async def test_in_a_store_too_small_for_a_standing_a_word_match_is_judged_offline(
+async def test_in_a_store_too_small_for_a_standing_similarity_is_judged_by_cosine(
     services: Services, clock: FakeClock
 ) -> None:
     # The constants with a semantic source were fitted on stores where every similarity
-    # had a standing; a store of two has none, and a word-for-word match must still pass
-    # the default floor (judged by the offline constants), while the latte, a similarity
-    # alone, does not.
+    # had a standing; a store of two has none, and is judged by the constants fitted on
+    # cosines alone: a word-for-word match passes the default floor, and so does a close
+    # paraphrase (0.6), while a faint one (0.3) does not.
     tea = await services.add("u", "I drink green tea every morning")
     clock.advance(hours=1)
     beverage = await services.add("u", "Matcha latte is my favourite")
-    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58})
+    clock.advance(hours=1)
+    bike = await services.add("u", "My bike needs a new chain")
+    source = FixedSimilarity({beverage.id: 0.6, tea.id: 0.58, bike.id: 0.3})
     hits = await _recall_with(services, source, "green tea")
-    assert ids(hits) == [tea.id]
-    assert hits[0].evidence is not None
-    assert hits[0].evidence.standing is None
-    assert hits[0].confidence == pytest.approx(confidence(hits[0].evidence, False))
-    assert hits[0].confidence is not None
-    assert hits[0].confidence >= services.settings.recall_min_confidence
+    assert set(ids(hits)) == {tea.id, beverage.id}
+    assert all(h.evidence is not None and h.evidence.standing is None for h in hits)
+    for h in hits:
+        assert h.evidence is not None
+        assert h.confidence is not None
+        assert h.confidence == pytest.approx(confidence(h.evidence, False, True, small_store=True))
+        assert h.confidence >= services.settings.recall_min_confidence
     ranked = await _recall_with(services, source, "green tea", min_confidence=0.0)
-    assert ids(ranked) == [tea.id, beverage.id]
+    assert bike.id not in ids(hits)
+    assert ids(ranked)[0] == tea.id
 
 
 async def test_a_failing_semantic_source_degrades_with_a_warning(
