@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import ColumnElement, and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryEmbedding, UserMemory
@@ -146,11 +146,7 @@ class EmbeddingRepository:
         """How many memories have no vector from ``model``, and when the oldest of them
         was written: one anti-join, each memory read from the covering index
         ``ix_user_memories_user_created`` and its vector probed by primary key."""
-        joined = and_(
-            MemoryEmbedding.user_id == UserMemory.user_id,
-            MemoryEmbedding.memory_id == UserMemory.id,
-            MemoryEmbedding.model == model,
-        )
+        joined = _vector_of(model)
         result = await self.session.execute(
             select(func.count(), func.min(UserMemory.created_at))
             .select_from(UserMemory)
@@ -169,11 +165,7 @@ class EmbeddingRepository:
         A memory whose vector another model made counts as missing, so a change of model
         re-embeds everything, a batch at a time.
         """
-        joined = and_(
-            MemoryEmbedding.user_id == UserMemory.user_id,
-            MemoryEmbedding.memory_id == UserMemory.id,
-            MemoryEmbedding.model == model,
-        )
+        joined = _vector_of(model)
         query = (
             select(
                 UserMemory.user_id,
@@ -202,11 +194,7 @@ class EmbeddingRepository:
     ) -> list[tuple[Unembedded, str | None]]:
         """Memories after ``after_id`` (id order) with a vector from ``model``, each with
         the source hash stored with it (``jarvis-memory embed --verify``)."""
-        joined = and_(
-            MemoryEmbedding.user_id == UserMemory.user_id,
-            MemoryEmbedding.memory_id == UserMemory.id,
-            MemoryEmbedding.model == model,
-        )
+        joined = _vector_of(model)
         query = (
             select(
                 UserMemory.user_id,
@@ -228,3 +216,12 @@ class EmbeddingRepository:
             (Unembedded(str(u), int(i), str(c), None if k is None else str(k), at), h)
             for u, i, c, k, at, h in result
         ]
+
+
+def _vector_of(model: str) -> ColumnElement[bool]:
+    """A memory joined to its vector from ``model`` (the backfill's and verify's walks)."""
+    return and_(
+        MemoryEmbedding.user_id == UserMemory.user_id,
+        MemoryEmbedding.memory_id == UserMemory.id,
+        MemoryEmbedding.model == model,
+    )
