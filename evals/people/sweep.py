@@ -2,8 +2,9 @@
 
 Writes every fit person in every mode once (through the composition root, embedded by
 the backfill job), then answers the questions untracked under each configuration of a
-grid of settings overrides, and prints hit@1, filler share and unrelated results per
-no-answer question per mode, and their mean. Only the fit part is ever read here.
+grid of settings overrides, and prints hit@1, filler share, unrelated results per
+no-answer question and (``r``) the ranking's hit@1 at ``min_confidence`` 0 per mode, and
+their mean. Only the fit part is ever read here.
 
     python -m evals.people.sweep --grid '{"recall_min_confidence": [0.3, 0.45]}'
 
@@ -92,9 +93,22 @@ async def _score(
     view.settings = settings
     out: dict[str, Any] = {}
     for mode in MODES:
-        hit = n_ans = filler = returned = un_no = n_no = 0
+        hit = n_ans = filler = returned = un_no = n_no = ranked = 0
         for store in (s for s in stores if s.mode == mode):
             for q in store.person.questions:
+                if q.answerable:
+                    first = await recall_and_track(
+                        view.db,
+                        view.recall,
+                        store.user_id,
+                        q.text,
+                        1,
+                        track=False,
+                        min_confidence=0.0,
+                    )
+                    ranked += bool(first) and bool(
+                        store.turns_of.get(first[0].memory.id, set()) & q.answers
+                    )
                 hits = await recall_and_track(
                     view.db, view.recall, store.user_id, q.text, TOP_K, track=False
                 )
@@ -108,7 +122,7 @@ async def _score(
                 else:
                     n_no += 1
                     un_no += bad
-        out[mode] = (hit / n_ans, filler / max(returned, 1), un_no / max(n_no, 1))
+        out[mode] = (hit / n_ans, filler / max(returned, 1), un_no / max(n_no, 1), ranked / n_ans)
     return out
 
 
@@ -135,9 +149,11 @@ async def main_async(args: argparse.Namespace) -> None:
         for values in itertools.product(*(grid[k] for k in keys)):
             overrides = dict(zip(keys, values, strict=True))
             result = await _score(services, stores, overrides)
-            mean = [sum(result[m][i] for m in MODES) / len(MODES) for i in range(3)]
-            cells = "  ".join(f"{m[:5]} {h:.3f}/{f:.3f}/{u:.2f}" for m, (h, f, u) in result.items())
-            means = f"{mean[0]:.3f}/{mean[1]:.3f}/{mean[2]:.2f}"
+            mean = [sum(result[m][i] for m in MODES) / len(MODES) for i in range(4)]
+            cells = "  ".join(
+                f"{m[:5]} {h:.3f}/{f:.3f}/{u:.2f}/r{r:.3f}" for m, (h, f, u, r) in result.items()
+            )
+            means = f"{mean[0]:.3f}/{mean[1]:.3f}/{mean[2]:.2f}/r{mean[3]:.3f}"
             sys.stdout.write(f"{json.dumps(overrides)}  mean {means}  {cells}\n")
             sys.stdout.flush()
     finally:

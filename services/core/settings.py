@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -75,6 +75,13 @@ class SignalWeights(BaseModel):
 # marked so, whatever words it shares with the question: the match outweighs a full
 # lexical match (0.7) of the question's leftover words (「我有」).
 FEELING_WEIGHT = 0.8
+
+
+# The semantic signal's weight in every query type, chosen on the fit part of the people
+# written as chat by ``python -m evals.people.sweep --grid '{"semantic_weight": [...]}'``
+# (docs/ranking.md): at 0.5 the best BM25 match, however weak, outranked the nearest
+# memory of a paraphrased question, and fused recall ranked below the model's own cosine.
+SEMANTIC_WEIGHT: Final = 0.85
 
 
 def _weights(
@@ -235,56 +242,46 @@ class Settings(BaseSettings):
         description="weight of a client-given emotion tag that is not in the lexicon",
     )
 
-    # Recall: multi-signal fusion with weights per query type (issue 3, seed 004 §4.2-4.3).
+    # Recall: multi-signal fusion with weights per query type (seed 004 §4.2-4.3).
     # Columns: lexical, phrase, importance, temporal, recency, continuity, semantic.
-    # personal, temporal, conceptual and default were tuned on the LoCoMo development split;
-    # the other types have too few questions there and follow seed 004's proportions.
-    # The semantic column only counts with an embedder (without one the signal is 0 for
-    # every memory). With all-MiniLM-L6-v2 and raw cosines on the dev split, semantic
-    # weights 0.3-0.6 were a plateau (R@10, categories 1-5: 0.3 78.9, 0.4 79.1, 0.5 79.0,
-    # 0.6 79.2; 1.0 78.4, 1.5 77.0, 2.0 74.8; offline 77.7). Since issue 30 the signal is
-    # relative to the best match (EMBEDDING_SIMILARITY_SCALE). Weighed 1.0 it was what
-    # brought an English question's Chinese answer first, at a cost on English LoCoMo
-    # (R@10 76.7). The cross_lingual column now does that (services/recall/ranking/
-    # cross_lingual.py; it weighs what lexical does), and the semantic column went back to
-    # 0.5 (the other types halved with it). With the bundled model on the dev split, one
-    # semantic weight for personal, temporal, conceptual, default and procedural (scale
-    # 0.05): 0 77.7, 0.3 77.9, 0.5 77.7, 1.0 76.7 before the cross_lingual column; with
-    # it, 0.5: R@10 77.9, cross-lingual hit@1 on our set 0.81 (docs/embeddings.md).
+    # The lexical side was tuned on the LoCoMo development split (personal, temporal,
+    # conceptual, default; the other types follow seed 004's proportions). The semantic
+    # column only counts with an embedder and is SEMANTIC_WEIGHT for every type: chosen
+    # on the fit part of the people written as chat (docs/ranking.md says how).
     recall_weights_personal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, SEMANTIC_WEIGHT),
         description="fusion weights of personal queries, as JSON",
     )
     recall_weights_temporal: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.4, SEMANTIC_WEIGHT),
         description="fusion weights of temporal queries, as JSON",
     )
     recall_weights_conceptual: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, SEMANTIC_WEIGHT),
         description="fusion weights of conceptual queries, as JSON",
     )
     recall_weights_default: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, SEMANTIC_WEIGHT),
         description="fusion weights of default queries, as JSON",
     )
     recall_weights_conversational: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, 0.4),
+        default=_weights(0.6, 0.1, 0.1, 0.5, 0.3, 0.6, SEMANTIC_WEIGHT),
         description="fusion weights of conversational queries, as JSON",
     )
     recall_weights_technical: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.0, 0.3, SEMANTIC_WEIGHT),
         description="fusion weights of technical queries, as JSON",
     )
     recall_weights_diagnostic: SignalWeights = Field(
-        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, 0.6),
+        default=_weights(0.7, 0.3, 0.1, 0.5, 0.1, 0.4, SEMANTIC_WEIGHT),
         description="fusion weights of diagnostic queries, as JSON",
     )
     recall_weights_procedural: SignalWeights = Field(
-        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, 0.5),
+        default=_weights(0.7, 0.2, 0.1, 0.5, 0.0, 0.5, SEMANTIC_WEIGHT),
         description="fusion weights of procedural queries, as JSON",
     )
     recall_weights_creative: SignalWeights = Field(
-        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, 0.6),
+        default=_weights(0.6, 0.1, 0.2, 0.5, 0.0, 0.4, SEMANTIC_WEIGHT),
         description="fusion weights of creative queries, as JSON",
     )
     recall_candidates: int = Field(
