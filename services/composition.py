@@ -24,9 +24,9 @@ from services.context.background_scoring import BackgroundScorer
 from services.context.context_service import ContextService
 from services.context.knowledge import Recalled
 from services.context.knowledge_cache import KnowledgeCache
-from services.context.llm_client import ChatCompletionsClient
 from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
 from services.context.message_scoring_service import MessageScoringService
+from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings

@@ -19,7 +19,7 @@ from api.schemas.context import (
     WindowOut,
 )
 from services.context.context_service import ContextRequest
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["context"])
 

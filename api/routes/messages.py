@@ -23,8 +23,8 @@ from api.schemas.messages import (
     ScoresOut,
 )
 from services.context.message_scoring_service import Conversation
-from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
+from services.context.shared.messages import ChatMessage
 
 router = APIRouter(prefix="/v1/users/{user_id}/messages", tags=["messages"])
 

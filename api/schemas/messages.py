@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from api.schemas.common import Bool, Float, Int, NoNul, _Strict
-from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
+from services.context.shared.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
 from services.context.weights import TASK_TYPE_ALIASES, TASK_TYPES
 from services.core.validation import USER_ID_PATTERN
 

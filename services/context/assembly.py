@@ -12,9 +12,9 @@ Seed 001 §1-§4 and seed 003, in this order:
    messages and the last user message must fit the budget together, else InvalidInput.
 3. **Private memories first** (seed 001 §1): the recalled memories fill the memory section,
    at most ``memory_max_tokens`` (seed 003: 800), as one ``memory_context`` block titled
-   ``## Relevant Memories``, compressed by level (:mod:`.levels`) when they do not all
-   fit. Unused system and memory budget then flows to the history (re-allocation within
-   the total; the reserve stays unused).
+   ``## Relevant Memories``, compressed by level (:mod:`services.context.shared.levels`)
+   when they do not all fit. Unused system and memory budget then flows to the history
+   (re-allocation within the total; the reserve stays unused).
 4. **History** (:mod:`.history`): the sliding window, the rolling summary when the window
    passes ``CONTEXT_SUMMARY_THRESHOLD`` of its budget or the context would leave too
    little headroom (:mod:`.window`), and the key user information that goes with a
@@ -44,13 +44,13 @@ from services.context.history import (
     SummaryOutcome,
 )
 from services.context.knowledge_cache import CacheState
-from services.context.levels import Item, Level, LevelCompressor
-from services.context.llm_client import ChatCompletionsClient
 from services.context.memory_summary import MemorySummary
-from services.context.messages import ChatMessage
 from services.context.profile import ProfileFact, ProfileLoader, is_profile_message
+from services.context.shared.levels import Item, Level, LevelCompressor
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 from services.context.summary import is_summary_message
-from services.context.tokens import TokenEstimator
 from services.context.window import Trigger, headroom_needed, window_start
 from services.core.errors import InvalidInput
 

@@ -35,7 +35,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.message_scorer import MessageImportanceScorer, ScoringTask
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.core.clock import Clock
 from services.core.db import Database
 from services.repositories.message_scores import MessageScoreRepository

@@ -4,7 +4,7 @@ The seed's split of the total: conversation history 30%, private memories 50%, s
 instructions 15%, reserve 5% (``CONTEXT_SHARE_*``). Allocations are floored and the
 rounding remainder goes to the reserve, so they always add up to exactly the total.
 
-Tokens are counted by :mod:`services.context.tokens` (seed 001 §2.2: CJK characters and
+Tokens are counted by :mod:`services.context.shared.tokens` (seed 001 §2.2: CJK characters and
 Latin words counted separately, or tiktoken when installed and cached); the manager only
 does the bookkeeping. Two rules hold at every step:
 

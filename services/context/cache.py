@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.core.secret import keyed_hash
 
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
-from services.context.tokens import HEURISTIC, TokenEstimator
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC, TokenEstimator
 from services.core.errors import InvalidInput
 
 

@@ -31,14 +31,14 @@ from services.context.budget import shares_from_settings
 from services.context.cards import save_cards
 from services.context.knowledge import KnowledgeLoader, Recalled
 from services.context.knowledge_cache import KnowledgeCache
-from services.context.levels import LevelCompressor
-from services.context.llm_client import ChatCompletionsClient
 from services.context.memory_summary import SummaryMode
 from services.context.message_scorer import MessageImportanceScorer
-from services.context.messages import ChatMessage, validate_messages
 from services.context.profile import MAX_PROFILE_FACTS, ProfileFact
+from services.context.shared.levels import LevelCompressor
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage, validate_messages
+from services.context.shared.tokens import get_token_estimator
 from services.context.summary import sentence_score
-from services.context.tokens import get_token_estimator
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.settings import Settings

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from services.context.assembly import MemoryCandidate
 from services.context.knowledge_cache import CacheKey, CacheState, KnowledgeCache, query_key
-from services.context.llm_client import ChatCompletionsClient
 from services.context.memory_summary import MemorySummary, SummaryMode, summarize, wanted
+from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.validation import MAX_TOP_K

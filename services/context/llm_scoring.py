@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from services.context.cache import LlmAnswer
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
-from services.context.messages import ChatMessage
+from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.shared.messages import ChatMessage
 from services.context.weights import CONTENT, TASK_TYPE_WEIGHTS, content_score
 
 log = logging.getLogger(__name__)

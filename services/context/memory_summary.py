@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from services.context.levels import sentences
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.shared.levels import sentences
+from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
 from services.text import normalize_content
 
 log = logging.getLogger(__name__)

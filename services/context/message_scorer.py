@@ -40,12 +40,12 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
-from services.context.llm_client import ChatCompletionsClient
 from services.context.llm_scoring import LlmMessageScorer
-from services.context.messages import ChatMessage
 from services.context.rule_kinds import TERMINAL
 from services.context.rules import RuleScore, rule_score
 from services.context.scores import MessageScore
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
 from services.context.task_relevance import TaskRelevance, text_terms
 from services.context.weights import (
     TASK_TYPE_WEIGHTS,

@@ -32,12 +32,12 @@ from services.context.background_scoring import (
 )
 from services.context.cache import LlmAnswer
 from services.context.compress import CompressionResult, smart_compress
-from services.context.llm_client import ChatCompletionsClient
 from services.context.message_scorer import MessageImportanceScorer, ScoringTask
-from services.context.messages import ChatMessage, validate_messages
 from services.context.phases import PhaseSwitch, PhaseSwitcher
 from services.context.scores import MessageScore
-from services.context.tokens import TokenEstimator, get_token_estimator
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage, validate_messages
+from services.context.shared.tokens import TokenEstimator, get_token_estimator
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.settings import Settings

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.llm_client import ChatCompletionsClient
-from services.context.messages import ChatMessage
 from services.context.scores import MessageScore
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 from services.context.summary_writer import write_summary
-from services.context.tokens import TokenEstimator
 
 PHASE_SUMMARY_NAME: Final = "phase_summary"
 PHASE_SUMMARY_TOKENS: Final = 400

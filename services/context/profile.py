@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from services.context.messages import ChatMessage
-from services.context.tokens import TokenEstimator
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 
 PROFILE_NAME: Final = "user_profile"
 PROFILE_TITLE: Final = "## Key User Information"

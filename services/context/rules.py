@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.messages import ChatMessage
 from services.context.rule_kinds import DEFAULT, KINDS, RuleKind
+from services.context.shared.messages import ChatMessage
 
 DEFAULT_CONFIDENCE: Final = DEFAULT.confidence  # seed: no rule matched → 5.0, confidence 0.3
 # A file name's characters: Latin only, so 「创建config.yaml文件」 finds config.yaml (Python's

@@ -30,9 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.levels import sentences
-from services.context.messages import ChatMessage
 from services.context.rules import rule_score
+from services.context.shared.levels import sentences
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 from services.context.statements import (
     Form,
     as_instruction,
@@ -40,7 +41,6 @@ from services.context.statements import (
     voices_concern,
     without_filler,
 )
-from services.context.tokens import TokenEstimator
 from services.core.text_cache import text_cache
 from services.text import normalize_content
 from services.text.analysis import jaccard

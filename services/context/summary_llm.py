@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from services.context.cards import CARD_TYPES, MAX_CARDS, MAX_TAGS, Card
-from services.context.llm_client import ChatCompletionsClient, LlmUnavailable
-from services.context.messages import ChatMessage
+from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
+from services.context.shared.messages import ChatMessage
 from services.context.summary import HEADINGS, MAX_BULLET_CHARS, Candidate, Summary
 
 PREVIEW_CHARS: Final = 500

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 
 Trigger = Literal["instruction", "marked", "budget", "headroom"]
 

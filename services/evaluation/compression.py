@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from services.context.compress import smart_compress
 from services.context.message_scorer import MessageImportanceScorer
-from services.context.messages import ChatMessage
-from services.context.tokens import TokenEstimator
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 from services.core.progress import NO_PROGRESS, Progress
 from services.evaluation.locomo import Conversation
 

@@ -35,7 +35,7 @@ from sqlalchemy import select
 from models.memory import UserMemory
 from services.composition import Services
 from services.context.context_service import ContextRequest
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
 from services.evaluation.embedding_step import embed_user

@@ -17,7 +17,7 @@ from api.app import create_app
 from services.context.background_scoring import BackgroundScorer, ScoringJob, submit_after_commit
 from services.context.message_scorer import build_message_scorer
 from services.context.message_scoring_service import Conversation, MessageScoringService
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer

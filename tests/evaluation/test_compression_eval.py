@@ -10,7 +10,7 @@ import pytest
 
 from api.cli import main
 from services.context.message_scorer import MessageImportanceScorer
-from services.context.tokens import HEURISTIC
+from services.context.shared.tokens import HEURISTIC
 from services.core.settings import Settings
 from services.evaluation.compression import chat_messages, run_compression, truncate
 from services.evaluation.compression_report import build_compression_report

@@ -6,8 +6,8 @@ import pytest
 
 from services.context.compress import smart_compress
 from services.context.message_scorer import MessageImportanceScorer
-from services.context.messages import ChatMessage
 from services.context.rules import DEFAULT_CONFIDENCE, is_noise, is_pleasantry, rule_score
+from services.context.shared.messages import ChatMessage
 from services.context.weights import resolve_task_type
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 from services.context.summary import (
     HEADINGS,
     SUMMARY_NAME,
@@ -12,7 +13,6 @@ from services.context.summary import (
     is_summary_message,
     parse_summary,
 )
-from services.context.tokens import HEURISTIC
 
 ZH = [
     ChatMessage("user", "我的目标是把认证系统迁移到 JWT。"),

@@ -8,7 +8,7 @@ import pytest
 
 from services.context.knowledge_cache import CacheKey, KnowledgeCache, query_key
 from services.context.memory_summary import clip, extractive
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.context.window import asks_for_new_topic, headroom_needed, window_start
 
 

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Final, Literal
 
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 from services.core.text_cache import text_cache
 
 log = logging.getLogger(__name__)
