@@ -20,12 +20,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.access.erasure import PersonEraser
-from services.context.background_scoring import BackgroundScorer
 from services.context.context_service import ContextService
+from services.context.importance.background_scorer import BackgroundScorer
+from services.context.importance.message_scorer import MessageImportanceScorer, build_message_scorer
+from services.context.importance.service import MessageScoringService
 from services.context.knowledge import Recalled
 from services.context.knowledge_cache import KnowledgeCache
-from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
-from services.context.message_scoring_service import MessageScoringService
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock, utcnow
 from services.core.db import Database

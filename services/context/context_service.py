@@ -22,17 +22,17 @@ from typing import Final, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.assembly import AssembledContext, AssemblyOptions, ContextAssembler
-from services.context.background_scoring import (
+from services.context.budget import shares_from_settings
+from services.context.cards import save_cards
+from services.context.importance.background_scorer import (
     BackgroundScorer,
     ScoringJob,
     submit_after_commit,
 )
-from services.context.budget import shares_from_settings
-from services.context.cards import save_cards
+from services.context.importance.message_scorer import MessageImportanceScorer
 from services.context.knowledge import KnowledgeLoader, Recalled
 from services.context.knowledge_cache import KnowledgeCache
 from services.context.memory_summary import SummaryMode
-from services.context.message_scorer import MessageImportanceScorer
 from services.context.profile import MAX_PROFILE_FACTS, ProfileFact
 from services.context.shared.levels import LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.rules import rule_score
+from services.context.importance.rules import rule_score
 from services.context.shared.levels import sentences
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator

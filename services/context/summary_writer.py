@@ -1,7 +1,8 @@
 """Write a summary of messages within a budget: the LLM's when one is configured and it
 answers usably, else extractive (seed 003 §2; seed 001 §3.1 提取式摘要).
 
-Shared by the rolling summary (:mod:`.history`) and the phase summary (:mod:`.phases`).
+Shared by the rolling summary (:mod:`.history`) and the phase summary
+(:mod:`services.context.importance.phases`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from sqlalchemy.engine import make_url
 
 import migrations
 from services.composition import Services
-from services.context.message_scorer import build_message_scorer
+from services.context.importance.message_scorer import build_message_scorer
 from services.context.shared.tokens import get_token_estimator
 from services.core.clock import utcnow
 from services.core.db import Database, build_engine

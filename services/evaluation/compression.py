@@ -15,8 +15,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.context.compress import smart_compress
-from services.context.message_scorer import MessageImportanceScorer
+from services.context.importance.compress import smart_compress
+from services.context.importance.message_scorer import MessageImportanceScorer
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
 from services.core.progress import NO_PROGRESS, Progress

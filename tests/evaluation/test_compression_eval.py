@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from services.context.message_scorer import MessageImportanceScorer
+from services.context.importance.message_scorer import MessageImportanceScorer
 from services.context.shared.tokens import HEURISTIC
 from services.core.settings import Settings
 from services.evaluation.compression import chat_messages, run_compression, truncate

@@ -2,7 +2,7 @@
 
 Rules look at what a message *is* (a tool call, a file path, a decision, a request, a
 pleasantry), never at a particular conversation's wording. Each rule that fires names a
-:class:`~services.context.rule_kinds.RuleKind`: the seed's score for such a message and
+:class:`~services.context.importance.rule_kinds.RuleKind`: the seed's score for such a message and
 the seed's confidence. The strongest kind that fired decides the message's rule score and
 confidence (the seed takes its one matching rule); a message no rule recognises gets the
 seed's default, 5.0 with confidence 0.3. Below the LLM threshold (0.7) the optional LLM
@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.rule_kinds import DEFAULT, KINDS, RuleKind
+from services.context.importance.rule_kinds import DEFAULT, KINDS, RuleKind
 from services.context.shared.messages import ChatMessage
 
 DEFAULT_CONFIDENCE: Final = DEFAULT.confidence  # seed: no rule matched → 5.0, confidence 0.3

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from services.context.scores import MessageScore
+from services.context.importance.message_score import MessageScore
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import HEURISTIC, TokenEstimator
 from services.core.errors import InvalidInput

@@ -11,7 +11,7 @@ recorded as history.
 
 ``background`` (seed 000 ``async_score_and_compress``): the answer has the rule scores and
 the LLM answers already known; the rest is marked ``pending`` and asked by the
-:class:`~services.context.background_scoring.BackgroundScorer` once this request has
+:class:`~services.context.importance.background_scorer.BackgroundScorer` once this request has
 committed, for the next request to use.
 """
 
@@ -25,16 +25,16 @@ from functools import partial
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import CompressionRecord, MessageScoreRecord
-from services.context.background_scoring import (
+from services.context.importance.background_scorer import (
     BackgroundScorer,
     ScoringJob,
     submit_after_commit,
 )
-from services.context.cache import LlmAnswer
-from services.context.compress import CompressionResult, smart_compress
-from services.context.message_scorer import MessageImportanceScorer, ScoringTask
-from services.context.phases import PhaseSwitch, PhaseSwitcher
-from services.context.scores import MessageScore
+from services.context.importance.compress import CompressionResult, smart_compress
+from services.context.importance.llm_answer_cache import LlmAnswer
+from services.context.importance.message_score import MessageScore
+from services.context.importance.message_scorer import MessageImportanceScorer, ScoringTask
+from services.context.importance.phases import PhaseSwitch, PhaseSwitcher
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage, validate_messages
 from services.context.shared.tokens import TokenEstimator, get_token_estimator

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.context.message_scorer import MessageImportanceScorer, ScoringTask
+from services.context.importance.message_scorer import MessageImportanceScorer, ScoringTask
 from services.context.shared.messages import ChatMessage
 from services.core.clock import Clock
 from services.core.db import Database

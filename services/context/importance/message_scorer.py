@@ -4,20 +4,20 @@ Every score is on the seed's 0-10 scale, where its LLM rubric puts the user's co
 at 9-10 and a pleasantry at 0-2, so the seed's phase threshold (≥ 8.0) means what it says.
 
 1. *Rule score* (seed ``RuleBasedScorer``). The strongest rule that fires
-   (:mod:`services.context.rules`) gives the seed's score for such a message
-   (:mod:`services.context.rule_kinds`: a request 9.0, a file created 8.5, a config
+   (:mod:`services.context.importance.rules`) gives the seed's score for such a message
+   (:mod:`services.context.importance.rule_kinds`: a request 9.0, a file created 8.5, a config
    modified 8.0, exploring 6.0, nothing recognised 5.0, a pleasantry 1.0) and its
    confidence. The five dimensions place the message within that band::
 
        rule_score = clamp(kind score + REFINEMENT_SPAN · (content − 5) / 5, 0, 10)
 
    where ``content`` is the task type's weighted mean of relevance (term overlap with the
-   task context, :mod:`services.context.task_relevance`), information, operation and
-   decision (:func:`services.context.weights.content_score`). Pleasantries and noise keep
+   task context, :mod:`services.context.importance.task_relevance`), information, operation and
+   decision (:func:`services.context.importance.weights.content_score`). Pleasantries and noise keep
    their score as it is.
 2. *LLM* (optional). Messages whose rule confidence is below
    ``MESSAGE_SCORE_LLM_THRESHOLD`` (0.7) are sent, in one batched prompt with the seed's
-   rubric (:mod:`services.context.llm_scoring`), to the LLM; its answers are cached by
+   rubric (:mod:`services.context.importance.llm_scorer`), to the LLM; its answers are cached by
    what the prompt shows of a message (role, name, content hash) and the task, never by
    the caller's message id, so a growing conversation only pays for its new messages
    (seed "增量评分"). The answer refines the share of the score the rules are unsure of::
@@ -27,7 +27,8 @@ at 9-10 and a pleasantry at 0-2, so the seed's phase threshold (≥ 8.0) means w
    The seed replaces the rule score outright; blending keeps the two on one scale, so an
    LLM that rates filler 9 cannot push out a request the rules are sure of (9.0 at 0.9).
 3. *Recency bonus* (seed ``TimeDecayScorer``): ``(i / (n − 1))²``, +1.0 for the newest
-   (scaled by the task type's 时效性 weight, :func:`services.context.weights.recency_bonus`).
+   (scaled by the task type's 时效性 weight,
+   :func:`services.context.importance.weights.recency_bonus`).
 
 ``total = clamp(content + recency bonus, 0, 10)``.
 """
@@ -39,15 +40,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from services.context.cache import LlmAnswer, ScoreCache, message_key, task_key
-from services.context.llm_scoring import LlmMessageScorer
-from services.context.rule_kinds import TERMINAL
-from services.context.rules import RuleScore, rule_score
-from services.context.scores import MessageScore
-from services.context.shared.llm_client import ChatCompletionsClient
-from services.context.shared.messages import ChatMessage
-from services.context.task_relevance import TaskRelevance, text_terms
-from services.context.weights import (
+from services.context.importance.llm_answer_cache import (
+    LlmAnswer,
+    ScoreCache,
+    message_key,
+    task_key,
+)
+from services.context.importance.llm_scorer import LlmMessageScorer
+from services.context.importance.message_score import MessageScore
+from services.context.importance.rule_kinds import TERMINAL
+from services.context.importance.rules import RuleScore, rule_score
+from services.context.importance.task_relevance import TaskRelevance, text_terms
+from services.context.importance.weights import (
     TASK_TYPE_WEIGHTS,
     Dimension,
     TaskType,
@@ -55,6 +59,8 @@ from services.context.weights import (
     recency_bonus,
     resolve_task_type,
 )
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
 from services.core.secret import hash_secret, keyed_hash, process_secret
 from services.core.settings import Settings
 from services.core.text_cache import TextCache

@@ -32,7 +32,7 @@ def task_key(
 
 def message_key(message: ChatMessage, hashed: str) -> str:
     """What the LLM's answer depends on: the message's role, name and content, all the
-    prompt shows of it (services/context/llm_scoring.py).
+    prompt shows of it (services/context/importance/llm_scorer.py).
 
     Not its id. Ids are the caller's ("m1" in every conversation) and this cache is the
     process's: keyed by id, one conversation's "m1" was answered with another's answer,

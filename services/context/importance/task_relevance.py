@@ -1,11 +1,11 @@
 """Task relevance (任务相关性): how much of the task context a message talks about.
 
 Terms are the project's own (jieba search-mode words, stemmed English, Chinese character
-bigrams; see :class:`services.text.analysis.TextAnalyzer`) plus shared software concepts across
-languages (:mod:`services.context.glossary`). Each task term counts with its kind's weight
-(word 1, bigram ``BIGRAM_WEIGHT``, character ``CHAR_WEIGHT``) times its inverse document
-frequency among the messages scored together, so a term every message repeats (a speaker's
-name, the project's name) says little and a rare one says a lot::
+bigrams; see :class:`services.text.analysis.TextAnalyzer`) plus shared software concepts
+across languages (:mod:`services.context.importance.glossary`). Each task term counts with
+its kind's weight (word 1, bigram ``BIGRAM_WEIGHT``, character ``CHAR_WEIGHT``) times its
+inverse document frequency among the messages scored together, so a term every message
+repeats (a speaker's name, the project's name) says little and a rare one says a lot::
 
     relevance = 10 · min(1, Σ_{t ∈ task ∩ msg} w_t·idf_t / (SATURATION · Σ_{t ∈ task} w_t·idf_t))
     idf_t     = ln(1 + (N − df_t + 0.5) / (df_t + 0.5))      (BM25's, never negative)
@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from services.context.glossary import concepts
+from services.context.importance.glossary import concepts
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer, term_kind
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.scores import MessageScore
+from services.context.importance.message_score import MessageScore
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from services.context.weights import Dimension
+from services.context.importance.weights import Dimension
 
 Method = Literal["rule", "llm", "cache"]
 
@@ -16,7 +16,7 @@ class MessageScore:
 
     ``total = clamp(content + recency_bonus, 0, 10)`` where ``content`` is the rule score,
     or with an LLM answer ``confidence · rule_score + (1 − confidence) · llm_score``
-    (:mod:`services.context.message_scorer`). ``method`` is ``rule`` (the rule layer),
+    (:mod:`services.context.importance.message_scorer`). ``method`` is ``rule`` (the rule layer),
     ``llm`` (asked the LLM now) or ``cache`` (an earlier LLM answer for the same message
     and task). ``rule_kind`` is the rule that decided the rule score (``default`` when
     none did). ``pending``: the LLM will be asked in the background (seed 000

@@ -21,10 +21,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from services.context.cache import LlmAnswer
+from services.context.importance.llm_answer_cache import LlmAnswer
+from services.context.importance.weights import CONTENT, TASK_TYPE_WEIGHTS, content_score
 from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
 from services.context.shared.messages import ChatMessage
-from services.context.weights import CONTENT, TASK_TYPE_WEIGHTS, content_score
 
 log = logging.getLogger(__name__)
 
