@@ -46,11 +46,11 @@ from services.context.history import (
 from services.context.knowledge_cache import CacheState
 from services.context.memory_summary import MemorySummary
 from services.context.profile import ProfileFact, ProfileLoader, is_profile_message
+from services.context.rolling_summary.extractive import is_summary_message
 from services.context.shared.levels import Item, Level, LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.summary import is_summary_message
 from services.context.window import Trigger, headroom_needed, window_start
 from services.core.errors import InvalidInput
 

@@ -23,7 +23,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.context.assembly import AssembledContext, AssemblyOptions, ContextAssembler
 from services.context.budget import shares_from_settings
-from services.context.cards import save_cards
 from services.context.importance.background_scorer import (
     BackgroundScorer,
     ScoringJob,
@@ -34,11 +33,12 @@ from services.context.knowledge import KnowledgeLoader, Recalled
 from services.context.knowledge_cache import KnowledgeCache
 from services.context.memory_summary import SummaryMode
 from services.context.profile import MAX_PROFILE_FACTS, ProfileFact
+from services.context.rolling_summary.cards import save_cards
+from services.context.rolling_summary.extractive import sentence_score
 from services.context.shared.levels import LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage, validate_messages
 from services.context.shared.tokens import get_token_estimator
-from services.context.summary import sentence_score
 from services.core.clock import Clock
 from services.core.errors import InvalidInput
 from services.core.settings import Settings

@@ -24,14 +24,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.cards import Card, cards_from_candidates, llm_cards_worth_keeping
 from services.context.profile import ProfileFact, ProfileLoader, profile_block
+from services.context.rolling_summary.cards import (
+    Card,
+    cards_from_candidates,
+    llm_cards_worth_keeping,
+)
+from services.context.rolling_summary.extractive import Summary, parse_summary
+from services.context.rolling_summary.writer import write_summary
 from services.context.shared.levels import Item, Level, LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.summary import Summary, parse_summary
-from services.context.summary_writer import write_summary
 from services.context.window import Trigger, WindowStart
 
 # After a summary the history is brought down to this share of its budget, so the next

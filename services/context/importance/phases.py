@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from services.context.importance.message_score import MessageScore
+from services.context.rolling_summary.writer import write_summary
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.summary_writer import write_summary
 
 PHASE_SUMMARY_NAME: Final = "phase_summary"
 PHASE_SUMMARY_TOKENS: Final = 400

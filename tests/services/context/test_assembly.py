@@ -16,11 +16,11 @@ from services.context.assembly import (
     MemoryCandidate,
 )
 from services.context.budget import DEFAULT_SHARES
+from services.context.rolling_summary.extractive import SUMMARY_NAME, sentence_score
 from services.context.shared.levels import LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import HEURISTIC
-from services.context.summary import SUMMARY_NAME, sentence_score
 from services.core.errors import InvalidInput
 from services.text.analysis import TextAnalyzer
 from tests.providers import GIVE_UP_TIMEOUT, HOLD_SECONDS

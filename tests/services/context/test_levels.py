@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.context.rolling_summary.extractive import sentence_score
 from services.context.shared.levels import (
     Item,
     LevelCompressor,
@@ -12,7 +13,6 @@ from services.context.shared.levels import (
     sentences,
 )
 from services.context.shared.tokens import HEURISTIC
-from services.context.summary import sentence_score
 
 
 def compressor() -> LevelCompressor:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from services.context.shared.messages import ChatMessage
-from services.context.shared.tokens import HEURISTIC
-from services.context.summary import (
+from services.context.rolling_summary.extractive import (
     HEADINGS,
     SUMMARY_NAME,
     candidates,
@@ -13,6 +11,8 @@ from services.context.summary import (
     is_summary_message,
     parse_summary,
 )
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 
 ZH = [
     ChatMessage("user", "我的目标是把认证系统迁移到 JWT。"),

@@ -12,12 +12,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.context.cards import Card
+from services.context.rolling_summary.cards import Card
+from services.context.rolling_summary.extractive import Candidate, Summary, candidates, fit_summary
+from services.context.rolling_summary.llm_summary import llm_summary
 from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.summary import Candidate, Summary, candidates, fit_summary
-from services.context.summary_llm import llm_summary
 
 log = logging.getLogger(__name__)
 

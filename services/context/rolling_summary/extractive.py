@@ -11,9 +11,9 @@ Without an LLM the summary is extractive (seed 001 §3.1 提取式摘要): the m
 into sentences, each sentence is filed under a heading by cue words (Chinese and English)
 and scored by its message's importance plus the rule layer's information and decision
 value of the sentence itself; the best sentences fill the budget. The LLM writer lives in
-:mod:`services.context.summary_llm`.
+:mod:`services.context.rolling_summary.llm_summary`.
 
-Who said it matters (issue 28, :mod:`services.context.statements`): pleasantries and
+Who said it matters (issue 28, :mod:`services.context.rolling_summary.statements`): pleasantries and
 questions are never summarised; the **Goal** comes only from the person's requests,
 rewritten as an instruction ("Also, can you remind me what I need to pay?" → "Remind me
 what I need to pay"), and from statements of theirs with a goal cue (「我打算…」); a
@@ -31,16 +31,16 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from services.context.importance.rules import rule_score
-from services.context.shared.levels import sentences
-from services.context.shared.messages import ChatMessage
-from services.context.shared.tokens import TokenEstimator
-from services.context.statements import (
+from services.context.rolling_summary.statements import (
     Form,
     as_instruction,
     form_of,
     voices_concern,
     without_filler,
 )
+from services.context.shared.levels import sentences
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import TokenEstimator
 from services.core.text_cache import text_cache
 from services.text import normalize_content
 from services.text.analysis import jaccard

@@ -18,10 +18,15 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from services.context.cards import CARD_TYPES, MAX_CARDS, MAX_TAGS, Card
+from services.context.rolling_summary.cards import CARD_TYPES, MAX_CARDS, MAX_TAGS, Card
+from services.context.rolling_summary.extractive import (
+    HEADINGS,
+    MAX_BULLET_CHARS,
+    Candidate,
+    Summary,
+)
 from services.context.shared.llm_client import ChatCompletionsClient, LlmUnavailable
 from services.context.shared.messages import ChatMessage
-from services.context.summary import HEADINGS, MAX_BULLET_CHARS, Candidate, Summary
 
 PREVIEW_CHARS: Final = 500
 MAX_PROMPT_MESSAGES: Final = 200

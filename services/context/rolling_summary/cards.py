@@ -10,10 +10,10 @@ A card is only ever what the **person** stated (issue 28): a statement of a user
 (a fact, preference, plan, decision, TODO or constraint of theirs). Never an assistant
 sentence (its advice is not the person's constraint, its proposal not their decision),
 never a question, a request to the assistant or a pleasantry
-(:mod:`services.context.statements`). An assistant suggestion the person accepts becomes
-a card when the person states it (「好的，就定 1399」); a bare 「好的」 or "Right." says
-too little to tell acceptance from acknowledgement, so it is not carded. The LLM writer
-is asked for the same, and its cards are checked for questions and pleasantries too.
+(:mod:`services.context.rolling_summary.statements`). An assistant suggestion the person
+accepts becomes a card when the person states it (「好的，就定 1399」); a bare 「好的」 or
+"Right." says too little to tell acceptance from acknowledgement, so it is not carded. The LLM
+writer is asked for the same, and its cards are checked for questions and pleasantries too.
 
 They are stored through :meth:`MemoryService.add_many`, which merges exact and near
 duplicates into the existing memory and raises its mention count, so a statement repeated
@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from services.context.statements import form_of
-from services.context.summary import Candidate
+from services.context.rolling_summary.extractive import Candidate
+from services.context.rolling_summary.statements import form_of
 from services.remembering.memory_service import MemoryService, NewMemory, StoredMemory
 
 CARD_TYPES: Final = ("goal", "decision", "constraint", "todo", "code", "fact", "preference")
