@@ -9,7 +9,7 @@ from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.composition import Services
-from services.context.context_service import ContextService
+from services.context.assembly.service import ContextService
 from services.context.importance.service import MessageScoringService
 from services.core.errors import NotReady
 from services.core.health import check_readiness

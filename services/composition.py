@@ -20,12 +20,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.access.erasure import PersonEraser
-from services.context.context_service import ContextService
+from services.context.assembly.knowledge import Recalled
+from services.context.assembly.knowledge_cache import KnowledgeCache
+from services.context.assembly.service import ContextService
 from services.context.importance.background_scorer import BackgroundScorer
 from services.context.importance.message_scorer import MessageImportanceScorer, build_message_scorer
 from services.context.importance.service import MessageScoringService
-from services.context.knowledge import Recalled
-from services.context.knowledge_cache import KnowledgeCache
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock, utcnow
 from services.core.db import Database

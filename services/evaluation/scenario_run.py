@@ -34,7 +34,7 @@ from sqlalchemy import select
 
 from models.memory import UserMemory
 from services.composition import Services
-from services.context.context_service import ContextRequest
+from services.context.assembly.service import ContextRequest
 from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings

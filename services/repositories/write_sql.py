@@ -169,7 +169,7 @@ def lock_user(dialect: str) -> Insert:
 
     The update takes the row lock on PostgreSQL as the former ``DO UPDATE … WHERE false``
     did, and counts the write in the same transaction, so a cache keyed by the version
-    (services/context/knowledge_cache.py) sees every committed write. ``updated_at``
+    (services/context/assembly/knowledge_cache.py) sees every committed write. ``updated_at``
     keeps the last change of the counts.
 
     A new row's version starts at ``first_version``, a random number

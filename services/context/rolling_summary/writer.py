@@ -1,7 +1,7 @@
 """Write a summary of messages within a budget: the LLM's when one is configured and it
 answers usably, else extractive (seed 003 §2; seed 001 §3.1 提取式摘要).
 
-Shared by the rolling summary (:mod:`.history`) and the phase summary
+Shared by the rolling summary (:mod:`services.context.assembly.history`) and the phase summary
 (:mod:`services.context.importance.phases`).
 """
 

@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.context.assembly import (
+from services.context.assembly.assembler import (
     MEMORY_BLOCK_NAME,
     AssemblyOptions,
     ContextAssembler,
     MemoryCandidate,
 )
-from services.context.budget import DEFAULT_SHARES
+from services.context.assembly.budget import DEFAULT_SHARES
 from services.context.rolling_summary.extractive import SUMMARY_NAME, sentence_score
 from services.context.shared.levels import LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.context_service import ContextRequest, ContextService
+from services.context.assembly.service import ContextRequest, ContextService
 from services.context.importance.message_scorer import MessageImportanceScorer
 from services.context.shared.messages import ChatMessage
 from services.core.db import Database

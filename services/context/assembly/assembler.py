@@ -35,23 +35,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from services.context.budget import ContextBudgetManager, Section, SectionUsage
-from services.context.history import (
+from services.context.assembly.budget import ContextBudgetManager, Section, SectionUsage
+from services.context.assembly.history import (
     HistoryInput,
     HistoryLimits,
     HistoryPlan,
     HistoryPlanner,
     SummaryOutcome,
 )
-from services.context.knowledge_cache import CacheState
-from services.context.memory_summary import MemorySummary
-from services.context.profile import ProfileFact, ProfileLoader, is_profile_message
+from services.context.assembly.knowledge_cache import CacheState
+from services.context.assembly.profile import ProfileFact, ProfileLoader, is_profile_message
+from services.context.assembly.recalled_summary import MemorySummary
+from services.context.assembly.window import Trigger, headroom_needed, window_start
 from services.context.rolling_summary.extractive import is_summary_message
 from services.context.shared.levels import Item, Level, LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.window import Trigger, headroom_needed, window_start
 from services.core.errors import InvalidInput
 
 __all__ = ["SummaryOutcome"]
@@ -118,7 +118,7 @@ class AssembledContext:
     window_start: int | None = None
     profile_ids: list[int] = field(default_factory=list)  # memories in the user_profile block
     memory_summary: MemorySummary | None = None  # the block is this summary (seed 004)
-    # Set by the service (services/context/knowledge.py): more memories, and whether the
+    # Set by the service (services/context/assembly/knowledge.py): more memories, and whether the
     # knowledge cache answered ("hit", "miss", "off"; "" when nothing was recalled).
     next_cursor: str | None = None
     cache: CacheState = ""

@@ -7,7 +7,7 @@
   memories; while a full page came back the answer carries a ``next_cursor``, and the
   next request with it recalls ``memory_top_k`` deeper ("more memories on request": the
   assistant found what it had not enough, or the user asked for detail).
-- *Summary* (seed 004 §2, :mod:`.memory_summary`): the recalled memories in 200
+- *Summary* (seed 004 §2, :mod:`.recalled_summary`): the recalled memories in 200
   characters, when asked for.
 - *Knowledge cache* (:mod:`.knowledge_cache`): the above for five minutes per normalised
   query, invalidated by any write of the user's memories.
@@ -19,9 +19,14 @@ import base64
 import json
 from dataclasses import dataclass
 
-from services.context.assembly import MemoryCandidate
-from services.context.knowledge_cache import CacheKey, CacheState, KnowledgeCache, query_key
-from services.context.memory_summary import MemorySummary, SummaryMode, summarize, wanted
+from services.context.assembly.assembler import MemoryCandidate
+from services.context.assembly.knowledge_cache import (
+    CacheKey,
+    CacheState,
+    KnowledgeCache,
+    query_key,
+)
+from services.context.assembly.recalled_summary import MemorySummary, SummaryMode, summarize, wanted
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock
 from services.core.errors import InvalidInput

@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from services.context.profile import ProfileFact, ProfileLoader, profile_block
+from services.context.assembly.profile import ProfileFact, ProfileLoader, profile_block
+from services.context.assembly.window import Trigger, WindowStart
 from services.context.rolling_summary.cards import (
     Card,
     cards_from_candidates,
@@ -36,7 +37,6 @@ from services.context.shared.levels import Item, Level, LevelCompressor
 from services.context.shared.llm_client import ChatCompletionsClient
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
-from services.context.window import Trigger, WindowStart
 
 # After a summary the history is brought down to this share of its budget, so the next
 # turns do not summarise again at once (seed 003 §6 retained_ratio 0.6).

@@ -21,18 +21,18 @@ from typing import Final, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.context.assembly import AssembledContext, AssemblyOptions, ContextAssembler
-from services.context.budget import shares_from_settings
+from services.context.assembly.assembler import AssembledContext, AssemblyOptions, ContextAssembler
+from services.context.assembly.budget import shares_from_settings
+from services.context.assembly.knowledge import KnowledgeLoader, Recalled
+from services.context.assembly.knowledge_cache import KnowledgeCache
+from services.context.assembly.profile import MAX_PROFILE_FACTS, ProfileFact
+from services.context.assembly.recalled_summary import SummaryMode
 from services.context.importance.background_scorer import (
     BackgroundScorer,
     ScoringJob,
     submit_after_commit,
 )
 from services.context.importance.message_scorer import MessageImportanceScorer
-from services.context.knowledge import KnowledgeLoader, Recalled
-from services.context.knowledge_cache import KnowledgeCache
-from services.context.memory_summary import SummaryMode
-from services.context.profile import MAX_PROFILE_FACTS, ProfileFact
 from services.context.rolling_summary.cards import save_cards
 from services.context.rolling_summary.extractive import sentence_score
 from services.context.shared.levels import LevelCompressor
@@ -152,7 +152,7 @@ class ContextService:
         )
 
     async def assemble(self, user_id: str, request: ContextRequest) -> AssembledContext:
-        """The context to send; see :mod:`services.context.assembly`."""
+        """The context to send; see :mod:`services.context.assembly.assembler`."""
         check_user_id(user_id)
         validate_messages(request.messages)
         if not 1 <= request.budget_tokens <= MAX_BUDGET_TOKENS:
