@@ -37,12 +37,6 @@ from services.core.settings import (
     default_sqlite_path,
 )
 from services.core.validation import check_user_id
-from services.evaluation.bilingual_command import run_bilingual_command
-from services.evaluation.command import (
-    run_compression_command,
-    run_locomo_command,
-)
-from services.evaluation.scenario_command import run_scenarios_command
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import NewMemory
 from services.remembering.reindex import reindex
@@ -422,17 +416,6 @@ def vector_backlog(backlog: dict[str, Any]) -> str:
     return text + (f", backfill {rate:.1f}/s" if rate is not None else "")
 
 
-async def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    if args.benchmark == "scenarios":
-        return await run_scenarios_command(args, settings)
-    if args.benchmark == "bilingual":
-        return await run_bilingual_command(args, settings)
-    with ProgressBar("questions") as bar:
-        if args.benchmark == "compression":
-            return await run_compression_command(args, settings, bar)
-        return await run_locomo_command(args, settings, bar)
-
-
 ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]] = {
     "rescore": _rescore,
     "embed": _embed,
@@ -441,14 +424,13 @@ ASYNC_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], Coroutine[Any
     "stats": _stats,
     "reindex": _reindex,
     "import": _import,
-    "eval": _eval,
     "keys": run_keys_command,
     "users": run_users_command,
 }
 # The commands that read or write DATABASE_URL: like serve, they migrate the embedded file
 # first (a new user's first `jarvis-memory add` met "no such table") and refuse a
-# PostgreSQL schema that is behind. ``eval`` uses a temporary database of its own.
-ON_THE_DATABASE = frozenset(ASYNC_COMMANDS) - {"eval"}
+# PostgreSQL schema that is behind.
+ON_THE_DATABASE = frozenset(ASYNC_COMMANDS)
 SIGPIPE_STATUS = 128 + signal.SIGPIPE  # 141, as a shell reports a process SIGPIPE ended
 
 

@@ -8,16 +8,13 @@ from pathlib import Path
 
 from models import MEMORY_ROLES, MEMORY_TYPES
 from services.core.validation import MAX_TOP_K
-from services.evaluation.bilingual_command import add_bilingual_arguments
-from services.evaluation.command import add_compression_arguments, add_locomo_arguments
-from services.evaluation.scenario_command import add_scenarios_arguments
 
 DESCRIPTION = """jarvis-memory: serve, mcp, migrate, rescore, embed, reindex, add, recall, import,
-stats, eval, keys.
+stats, keys.
 
 Every command opens its own unit of work and calls the same services as the routes.
 Results print as text for people; --json prints the API's JSON shapes for scripts.
-Progress bars (import, reindex, embed, eval) go to standard error, in a terminal only."""
+Progress bars (import, reindex, embed) go to standard error, in a terminal only."""
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -132,43 +129,6 @@ def _import(parser: argparse.ArgumentParser) -> None:
     _json_flag(bank)
 
 
-def _eval(parser: argparse.ArgumentParser) -> None:
-    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
-    add_locomo_arguments(
-        benchmarks.add_parser(
-            "locomo",
-            help="LoCoMo recall@k vs BM25",
-            description="LoCoMo recall@k of the service against a BM25 baseline.",
-            formatter_class=_HelpFormatter,
-        )
-    )
-    add_compression_arguments(
-        benchmarks.add_parser(
-            "compression",
-            help="LoCoMo evidence kept by smart_compress",
-            description="LoCoMo evidence kept by smart_compress at several budgets.",
-            formatter_class=_HelpFormatter,
-        )
-    )
-    add_bilingual_arguments(
-        benchmarks.add_parser(
-            "bilingual",
-            help="Chinese, English and cross-lingual recall with the multilingual model",
-            description="MemoryBank (zh, en, en→zh, zh→en) and cross-lingual questions: "
-            "hit@1 and R@5 offline and with the bundled multilingual model.",
-            formatter_class=_HelpFormatter,
-        )
-    )
-    add_scenarios_arguments(
-        benchmarks.add_parser(
-            "scenarios",
-            help="personal-assistant scenarios: precision, filler, card junk",
-            description="Personal-assistant scenarios: precision, filler, card junk.",
-            formatter_class=_HelpFormatter,
-        )
-    )
-
-
 def _keys(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
@@ -253,7 +213,6 @@ def build_parser() -> argparse.ArgumentParser:
     _recall(command("recall", "recall a user's memories for a query, best first"))
     _json_flag(command("stats", "service-wide counts and the last rescoring run"))
     _import(command("import", "import conversation histories as memories"))
-    _eval(command("eval", "recall evaluation on a benchmark dataset"))
     _keys(command("keys", "API keys bound to all users or a user-id prefix"))
     _users(command("users", "a person's data: erase everything of one user"))
     return parser

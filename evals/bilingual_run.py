@@ -13,12 +13,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evals.bilingual_data import History, QuestionSet
+from evals.embedding_step import embed_user
+from evals.metrics import recall_at_k
 from services.composition import Services
 from services.core.clock import Clock
 from services.embeddings.service import Embeddings
-from services.evaluation.bilingual_data import History, QuestionSet
-from services.evaluation.embedding_step import embed_user
-from services.evaluation.metrics import recall_at_k
 from services.remembering.memory_service import NewMemory
 
 TOP_K = 5
@@ -117,7 +117,7 @@ async def run_bilingual(
 
 async def _ask(user_id: str, history: History, question: str, system: System) -> list[int]:
     """Recall's ranking at ``min_confidence`` 0, as LoCoMo's recall@k is asked
-    (services/evaluation/locomo.py ``_ask``): the floor is measured on evals/people."""
+    (evals/locomo.py ``_ask``): the floor is measured on evals/people."""
     timed = system.services.at(_at(history))
     async with timed.db.unit_of_work() as session:
         hits = await timed.recall(session).recall_memories(

@@ -1,8 +1,8 @@
 """Fit recall's confidence (services/recall/confidence.py) on the development data.
 
-    python -m services.evaluation.confidence_fit [--locomo PATH] [--embedding local]
+    python -m evals.confidence_fit [--locomo PATH] [--embedding local]
 
-Every scenario question (services/evaluation/scenarios) and every LoCoMo development
+Every scenario question (evals/scenarios) and every LoCoMo development
 question is asked once, untracked, with ``top_k`` 10 and ``min_confidence`` 0, on a fresh
 temporary SQLite database; each returned hit becomes one row: its features
 (``services.recall.confidence.features``) and whether it is acceptable (scenarios: an
@@ -41,17 +41,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
+from evals.bilingual_data import cross_lingual_set
+from evals.command import migrate
+from evals.embedding_step import embed_user
+from evals.locomo import _ingest as ingest_locomo
+from evals.locomo import load_locomo
+from evals.scenario_data import SCENARIO_DIR, load_people
+from evals.scenario_run import StepClock
+from evals.scenario_run import _ingest as ingest_person
 from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
-from services.evaluation.bilingual_data import cross_lingual_set
-from services.evaluation.command import migrate
-from services.evaluation.embedding_step import embed_user
-from services.evaluation.locomo import _ingest as ingest_locomo
-from services.evaluation.locomo import load_locomo
-from services.evaluation.scenario_data import SCENARIO_DIR, load_people
-from services.evaluation.scenario_run import StepClock
-from services.evaluation.scenario_run import _ingest as ingest_person
 from services.recall.confidence import FEATURES, features, logistic
 from services.recall.evidence import SEMANTIC_UNRELATED
 from services.recall.ranking.understanding import understand
@@ -119,7 +119,7 @@ async def scenario_rows(setup: Setup) -> list[Row]:
 
 
 async def cross_lingual_rows(setup: Setup) -> list[Row]:
-    """Rows of our own cross-lingual questions (services/evaluation/bilingual), counted
+    """Rows of our own cross-lingual questions (evals/bilingual), counted
     with the scenarios: they too label what a person would accept (the one statement
     that answers), and the scenarios alone hold too few questions across languages to
     weigh a similarity in the other language."""

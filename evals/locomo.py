@@ -19,13 +19,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evals.baseline import NaiveBM25
+from evals.embedding_step import embed_user
+from evals.metrics import QuestionScore, score_question
 from services.composition import Services
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings, SignalWeights
 from services.core.validation import MAX_BATCH_ITEMS
-from services.evaluation.baseline import NaiveBM25
-from services.evaluation.embedding_step import embed_user
-from services.evaluation.metrics import QuestionScore, score_question
 from services.recall.ranking.query_types import QueryType
 from services.remembering.memory_service import NewMemory
 

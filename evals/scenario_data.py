@@ -1,6 +1,6 @@
-"""The personal-assistant scenarios of ``jarvis-memory eval scenarios`` (issue 28).
+"""The personal-assistant scenarios of ``python -m evals scenarios`` (issue 28).
 
-``services/evaluation/scenarios/`` holds one JSON file per person (their statements, one
+``evals/scenarios/`` holds one JSON file per person (their statements, one
 memory each, with the instant a chat frontend would have written it, and the questions
 asked of them, each labelled with its answer statements and every statement that is an
 acceptable result) and ``conversations.json`` (``/context`` conversations whose user

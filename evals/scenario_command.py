@@ -1,6 +1,6 @@
-"""``jarvis-memory eval scenarios``: run the scenarios, print and write the report.
+"""``python -m evals scenarios``: run the scenarios, print and write the report.
 
-Like ``eval locomo``: a temporary SQLite file migrated with Alembic by default (deleted
+Like ``python -m evals locomo``: a temporary SQLite file migrated with Alembic by default (deleted
 afterwards), or ``--database-url`` (already migrated; the run's users get a prefix of
 their own, ``scenarios-<run id>-``, and are left in place).
 """
@@ -18,32 +18,32 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from services.composition import Services
-from services.core.clock import utcnow
-from services.core.db import Database, build_engine
-from services.core.errors import InvalidInput
-from services.core.health import check_readiness
-from services.core.settings import Settings
-from services.evaluation.command import migrate, service_overrides
-from services.evaluation.report import publish
-from services.evaluation.scenario_data import SCENARIO_DIR, load_conversations, load_people
-from services.evaluation.scenario_report import (
+from evals.command import migrate, service_overrides
+from evals.report import publish
+from evals.scenario_data import SCENARIO_DIR, load_conversations, load_people
+from evals.scenario_report import (
     build_scenario_report,
     format_scenario_markdown,
     format_scenario_table,
 )
-from services.evaluation.scenario_run import (
+from evals.scenario_run import (
     CONTEXT_BUDGET_TOKENS,
     CONTEXT_PRESERVE_RECENT,
     TOP_K,
     ScenarioRun,
     run_scenarios,
 )
+from services.composition import Services
+from services.core.clock import utcnow
+from services.core.db import Database, build_engine
+from services.core.errors import InvalidInput
+from services.core.health import check_readiness
+from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
 
 
 def add_scenarios_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``jarvis-memory eval scenarios``."""
+    """The options of ``python -m evals scenarios``."""
     parser.add_argument(
         "--data", type=Path, default=SCENARIO_DIR, help="the scenarios folder (default: built in)"
     )
@@ -122,9 +122,9 @@ def scenario_meta(
     return {
         "benchmark": "scenarios",
         "generated_by": (
-            "make eval-embedding (jarvis-memory eval scenarios --embedding local)"
+            "make eval-embedding (python -m evals scenarios --embedding local)"
             if args.embedding != "none"
-            else "make eval-scenarios (jarvis-memory eval scenarios)"
+            else "make eval-scenarios (python -m evals scenarios)"
         ),
         "date": utcnow().isoformat(timespec="seconds"),
         **({"note": args.note} if args.note else {}),

@@ -32,18 +32,18 @@ from typing import Any, Final
 
 from sqlalchemy import select
 
+from evals.embedding_step import embed_user
+from evals.scenario_data import (
+    Person,
+    ScenarioConversation,
+    ScenarioQuestion,
+)
 from models.memory import UserMemory
 from services.composition import Services
 from services.context.assembly.service import ContextRequest
 from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
-from services.evaluation.embedding_step import embed_user
-from services.evaluation.scenario_data import (
-    Person,
-    ScenarioConversation,
-    ScenarioQuestion,
-)
 from services.recall.recall_service import RecallHit
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import NewMemory

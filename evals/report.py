@@ -13,8 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from services.evaluation.locomo import LocomoRun
-from services.evaluation.metrics import CATEGORY_NAMES, GROUPS, aggregate, percentile
+from evals.locomo import LocomoRun
+from evals.metrics import CATEGORY_NAMES, GROUPS, aggregate, percentile
 
 SYSTEMS: dict[str, str] = {
     "baseline": "naive BM25 (k1=1.2, b=0.75; lowercase alphanumeric tokens, no stemming, "

@@ -1,14 +1,14 @@
-"""The question sets of ``jarvis-memory eval bilingual``: MemoryBank and our own.
+"""The question sets of ``python -m evals bilingual``: MemoryBank and our own.
 
 MemoryBank (Zhong et al. 2023) holds parallel Chinese and English chat histories and
-"probing questions" without answers. services/evaluation/bilingual/memorybank_labels.json
+"probing questions" without answers. evals/bilingual/memorybank_labels.json
 names, for 28 of those questions, the turns that answer them (labelled by hand; the
 dataset is read from its folder, never copied). Because the two languages parallel each
 other turn for turn, the labels give four sets: Chinese questions over the Chinese
 histories, English over English, and the two cross-lingual pairings. One turn (the user's
 message and the assistant's answer) is one memory, written on its day.
 
-services/evaluation/bilingual/cross_lingual.json is a set of our own: one bilingual
+evals/bilingual/cross_lingual.json is a set of our own: one bilingual
 person's 36 statements and 32 questions, each asked in the other language than the
 statement that answers it.
 """
@@ -69,7 +69,7 @@ class QuestionSet:
 
 
 def _packaged(name: str) -> Any:
-    text = resources.files("services.evaluation").joinpath(f"bilingual/{name}").read_text("utf-8")
+    text = resources.files("evals").joinpath(f"bilingual/{name}").read_text("utf-8")
     return json.loads(text)
 
 

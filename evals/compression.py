@@ -15,12 +15,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evals.locomo import Conversation
 from services.context.importance.compress import smart_compress
 from services.context.importance.message_scorer import MessageImportanceScorer
 from services.context.shared.messages import ChatMessage
 from services.context.shared.tokens import TokenEstimator
 from services.core.progress import NO_PROGRESS, Progress
-from services.evaluation.locomo import Conversation
 
 FRACTIONS: tuple[float, ...] = (0.5, 0.25, 0.1)
 PRESERVE_RECENT = 3

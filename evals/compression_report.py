@@ -6,8 +6,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from services.evaluation.compression import CompressionRun, QuestionRetention
-from services.evaluation.metrics import CATEGORY_NAMES, percentile
+from evals.compression import CompressionRun, QuestionRetention
+from evals.metrics import CATEGORY_NAMES, percentile
 
 TARGET_AT_HALF = 0.95  # the seed's "以50%的空间保留95%的信息"
 TARGET_RATIO = 2.0  # at least twice the truncation baseline at every budget

@@ -1,4 +1,4 @@
-"""``jarvis-memory eval locomo`` and ``eval compression``: run a harness, print and write results.
+"""``python -m evals locomo`` and ``compression``: run a harness, print and write results.
 
 By default the run gets its own SQLite file in a temporary directory, migrated to head
 with Alembic exactly like ``jarvis-memory migrate``, and deleted afterwards. With
@@ -24,6 +24,15 @@ from alembic.config import Config
 from sqlalchemy.engine import make_url
 
 import migrations
+from evals.compression import PRESERVE_RECENT, run_compression
+from evals.compression_report import (
+    build_compression_report,
+    format_compression_markdown,
+    format_compression_table,
+    write_text,
+)
+from evals.locomo import Conversation, load_locomo, run_locomo
+from evals.report import build_report, format_table, write_json, write_markdown
 from services.composition import Services
 from services.context.importance.message_scorer import build_message_scorer
 from services.context.shared.tokens import get_token_estimator
@@ -34,15 +43,6 @@ from services.core.health import check_readiness
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
 from services.core.validation import MAX_BATCH_ITEMS, MAX_TOP_K
-from services.evaluation.compression import PRESERVE_RECENT, run_compression
-from services.evaluation.compression_report import (
-    build_compression_report,
-    format_compression_markdown,
-    format_compression_table,
-    write_text,
-)
-from services.evaluation.locomo import Conversation, load_locomo, run_locomo
-from services.evaluation.report import build_report, format_table, write_json, write_markdown
 from services.text.analysis import TextAnalyzer
 
 ALEMBIC_INI = Path(migrations.__file__).resolve().parent.parent / "alembic.ini"
@@ -62,7 +62,7 @@ def parse_ks(value: str) -> tuple[int, ...]:
 
 
 def add_locomo_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``jarvis-memory eval locomo``."""
+    """The options of ``python -m evals locomo``."""
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo JSON file")
     parser.add_argument("--k", type=parse_ks, default=(5, 10, 25), help="e.g. 5,10,25")
     parser.add_argument("--json", type=Path, default=None, help="write every number here")
@@ -182,9 +182,9 @@ async def run_locomo_command(
     meta = {
         "benchmark": "locomo",
         "generated_by": (
-            f"{_make_target(embeddings.model)} (jarvis-memory eval locomo --embedding local)"
+            f"{_make_target(embeddings.model)} (python -m evals locomo --embedding local)"
             if embeddings is not None
-            else "make eval (jarvis-memory eval locomo)"
+            else "make eval (python -m evals locomo)"
         ),
         "date": date.isoformat(timespec="seconds"),
         "dataset": {
@@ -223,7 +223,7 @@ def _make_target(model: str) -> str:
 
 
 def add_compression_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``jarvis-memory eval compression``."""
+    """The options of ``python -m evals compression``."""
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo JSON file")
     parser.add_argument("--json", type=Path, default=None, help="write every number here")
     parser.add_argument("--markdown", type=Path, default=None, help="write a markdown page")
@@ -247,7 +247,7 @@ async def run_compression_command(
     run = await run_compression(conversations, scorer, estimator, progress=progress)
     meta = {
         "benchmark": "locomo-compression",
-        "generated_by": "make eval-compression (jarvis-memory eval compression)",
+        "generated_by": "make eval-compression (python -m evals compression)",
         "date": date.isoformat(timespec="seconds"),
         "dataset": dataset_meta(args.data, conversations),
         "settings": {
