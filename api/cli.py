@@ -37,15 +37,11 @@ from services.core.settings import (
     default_sqlite_path,
 )
 from services.core.validation import check_user_id
+from services.embeddings.jobs import VectorCheck, run_embedding_backfill, verify_vectors
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import NewMemory
 from services.remembering.reindex import reindex
-from services.scoring.jobs import (
-    VectorCheck,
-    run_embedding_backfill,
-    run_rescore,
-    verify_vectors,
-)
+from services.scoring.jobs import run_rescore
 
 
 def _error(code: str, message: str) -> int:

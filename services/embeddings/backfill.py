@@ -17,8 +17,8 @@ import logging
 from services.core.clock import Clock
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.service import Embeddings
-from services.scoring.jobs import run_embedding_backfill
 
 log = logging.getLogger(__name__)
 
