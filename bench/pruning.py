@@ -1,7 +1,7 @@
 """``python -m bench.pruning``: what static pruning of common terms costs and saves.
 
 Recall reads a query term up to max(``BM25_TERM_POSTINGS_MIN``, ``BM25_TERM_POSTINGS_SHARE``
-× the user's memories) postings (services/repositories/bm25_sql.py). This loads one bench
+× the user's memories) postings (services/repositories/statements/bm25_sql.py). This loads one bench
 tenant into a scratch database (as ``python -m bench`` does) and, for every bench query,
 runs the BM25 statement unpruned and at each bound asked for, interleaved, then reports
 per bound:
@@ -30,8 +30,8 @@ from bench.scenarios import TOP_K
 from bench.scratch import ScratchTenant, bench_queries, scratch_tenant
 from services.recall.ranking.understanding import understand
 from services.recall.relevance import field_weights
-from services.repositories.bm25_sql import LONGEST, Bm25Query
 from services.repositories.search import SearchRepository
+from services.repositories.statements.bm25_sql import LONGEST, Bm25Query
 
 UNPRUNED = (LONGEST, 1.0)
 

@@ -320,7 +320,8 @@ class Settings(BaseSettings):
         description="a neighbour was created at most this long before or after its anchor",
     )
     # Fact correction (services/remembering/facts): the best superseded matches of a query
-    # lend their BM25 to the current memory that replaced them (services/repositories/bm25_sql.py).
+    # lend their BM25 to the current memory that replaced them
+    # (services/repositories/statements/bm25_sql.py).
     recall_successors: int = Field(
         default=5,
         ge=0,
@@ -401,7 +402,7 @@ class Settings(BaseSettings):
         default=0.75, ge=0, le=1, description="BM25 document-length normalisation"
     )
     # A query term is read up to max(min, share × the user's memories) postings, its
-    # shortest memories' (static pruning: services/repositories/bm25_sql.py).
+    # shortest memories' (static pruning: services/repositories/statements/bm25_sql.py).
     bm25_term_postings_min: int = Field(
         default=2000, ge=1, description="postings read per query term, at least"
     )

@@ -6,7 +6,7 @@ server's loop (services/embeddings/backfill.py) and ``jarvis-memory embed`` call
 :func:`run_embedding_backfill`; ``jarvis-memory embed --verify`` calls
 :func:`verify_vectors`. A lock keeps two runs from running at once, in one process or
 several (a PostgreSQL advisory lock, a file lock beside an SQLite database:
-services/repositories/dialect.py); the second is ``skipped``. The run rows, the lease
+services/repositories/dialect/seam.py); the second is ``skipped``. The run rows, the lease
 that runs it once per interval among processes and the abandoned runs are
 services/job_runs/bookkeeping.py's.
 """
@@ -24,7 +24,7 @@ from services.core.settings import Settings
 from services.embeddings.service import Embeddings, source_hash
 from services.embeddings.vectors import Vector
 from services.job_runs.bookkeeping import claim, skipped
-from services.repositories.dialect import embed_lock
+from services.repositories.dialect.seam import embed_lock
 from services.repositories.embeddings import EmbeddingRepository
 from services.repositories.jobs import JobRunRepository
 

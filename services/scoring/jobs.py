@@ -5,7 +5,7 @@ call :func:`run_rescore`. Each id batch commits on its own so row locks are shor
 recalls keep answering during a run; the run row is written in its own transactions so a
 failed run still records its error. A lock keeps two runs from running at once, in one
 process or several (a PostgreSQL advisory lock, a file lock beside an SQLite database:
-services/repositories/dialect.py); the second is recorded as ``skipped``. The run rows,
+services/repositories/dialect/seam.py); the second is recorded as ``skipped``. The run rows,
 the lease that runs it once per interval among processes and the abandoned runs are
 services/job_runs/bookkeeping.py's; the embedding backfill is services/embeddings/jobs.py.
 """
@@ -21,7 +21,7 @@ from services.core.db import Database
 from services.core.metrics import RESCORE_ROWS, RESCORE_RUNS, RESCORE_SECONDS
 from services.core.settings import Settings
 from services.job_runs.bookkeeping import claim, skipped
-from services.repositories.dialect import rescore_lock
+from services.repositories.dialect.seam import rescore_lock
 from services.repositories.jobs import JobRunRepository
 from services.scoring.rescoring import RescoringService
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from services.core.db import build_engine
 from services.core.schema import ROOT
-from services.repositories.dialect import rescore_lock
+from services.repositories.dialect.seam import rescore_lock
 from tests.db_backends import fresh_database, migrate
 from tests.timing import scaled, until
 

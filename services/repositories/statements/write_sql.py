@@ -5,7 +5,7 @@ SQLAlchemy construct cost its expression building, its cache key and, for an ORM
 statement, the ORM's compile step before the database saw it. Built once, a statement
 here runs through ``driver_sql`` (the driver's own SQL on PostgreSQL, compiled once), or,
 where the ORM must load objects, through ``session.execute`` with a cached statement.
-With the array INSERTs of services/repositories/bulk.py, an add's CPU in the event loop
+With the array INSERTs of services/repositories/dialect/bulk.py, an add's CPU in the event loop
 went from 9.1 to 4.0 ms (py-spy at 250 Hz, 800 adds on the bench's tenant-10k,
 PostgreSQL), and an add from 19.2 to 14.8 ms (p50, 300 adds, old and new code run
 alternately, two rounds; /tmp/scratch/addparts.py, issue 5).
@@ -35,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.sql.elements import ColumnElement, TextClause
 
 from models import MemoryAssociation, MemoryTerm, MemoryTermStat, MemoryUser, UserMemory
-from services.repositories.dialect import group_key, one_of_bound, upsert_construct
+from services.repositories.dialect.seam import group_key, one_of_bound, upsert_construct
 
 # Not "user_id": an INSERT or UPDATE reserves its columns' names for their own values.
 _OWNER = bindparam("owner", type_=String())

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import TextClause
 
 from models import Base
-from services.repositories import driver_sql
+from services.repositories.dialect import driver_sql
 
 # Rows per statement: big enough to amortise the round trip, small enough for any driver,
 # and few enough that SQLAlchemy prepares their parameters (on the event loop) in a few

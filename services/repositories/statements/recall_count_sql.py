@@ -23,7 +23,7 @@ Why it stays right:
   adds 1 to the row as it stands once locked.
 - The score is computed in the SET list from the target row itself with the recall
   applied (frequency_count + 1, last activity now), the same formulas as the scheduled
-  job (services/repositories/scoring_sql.py): a row another transaction changed while
+  job (services/repositories/statements/scoring_sql.py): a row another transaction changed while
   this one waited for its lock is re-read, and so is everything computed from it.
 - ``moved`` compares with the score the row held when locked: the history row is written
   exactly when the three-statement rescoring would have written it.
@@ -52,8 +52,8 @@ from sqlalchemy import (
 
 from models import UserMemory, UTCDateTime
 from services.core.settings import Settings
-from services.repositories.dialect import one_of_bound
-from services.repositories.scoring_sql import (
+from services.repositories.dialect.seam import one_of_bound
+from services.repositories.statements.scoring_sql import (
     SCORING_FIELDS,
     ScoringInputs,
     clamped,

@@ -33,7 +33,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, UserMemory, UTCDateTime
 from services.core.settings import Settings
-from services.repositories.dialect import SQLExpr, days_since, one_of_bound
+from services.repositories.dialect.seam import SQLExpr, days_since, one_of_bound
 
 LN_HALF = math.log(0.5)
 
