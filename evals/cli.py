@@ -15,8 +15,8 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from api.cli_parser import _HelpFormatter
-from api.cli_progress import ProgressBar
+from api.cli.parser import _HelpFormatter
+from api.cli.progress import ProgressBar
 from api.request_logging import configure_logging
 from evals.bilingual_command import add_bilingual_arguments, run_bilingual_command
 from evals.command import (

@@ -26,7 +26,7 @@ import pytest
 from mcp import Client
 
 from api.app import create_app
-from api.cli import main
+from api.cli.main import main
 from api.mcp.server import build_mcp_server
 from evals.scenario_run import ask
 from services.composition import Services

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.cli import main
+from api.cli.main import main
 from api.workers import MIN_UPTIME, reuse_port_socket, serve_workers
 from bench.cpu import children
 from bench.footprint import process_memory_mib
@@ -86,7 +86,7 @@ async def serving(
         with log.open("wb") as out:
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
-                *("-m", "api.cli", "serve", "--port", str(port), "--workers", str(workers)),
+                *("-m", "api.cli.main", "serve", "--port", str(port), "--workers", str(workers)),
                 cwd=ROOT,
                 env={**os.environ, "DATABASE_URL": url},
                 stdout=out,

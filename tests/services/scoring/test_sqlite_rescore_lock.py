@@ -49,7 +49,7 @@ async def _cli_rescore(url: str) -> str:
     env = {**os.environ, "DATABASE_URL": url, "SCHEDULER_ENABLED": "false"}
     done = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "api.cli", "rescore", "--json"],
+        [sys.executable, "-m", "api.cli.main", "rescore", "--json"],
         cwd=ROOT,
         env=env,
         capture_output=True,

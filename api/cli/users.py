@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from api.cli_output import print_json, print_table
+from api.cli.output import print_json, print_table
 from services.access.erasure import PersonEraser
 from services.core.db import Database
 from services.core.settings import Settings

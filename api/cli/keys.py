@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from api.cli_output import print_json, print_table
+from api.cli.output import print_json, print_table
 from api.presenters import iso
 from models import ApiKey
 from services.access.keys import ApiKeyService, KeyScope, scope_of

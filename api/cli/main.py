@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from api.cli_keys import run_keys_command
-from api.cli_output import print_json, print_recall, print_table
-from api.cli_parser import build_parser
-from api.cli_progress import ProgressBar
-from api.cli_users import run_users_command
+from api.cli.keys import run_keys_command
+from api.cli.output import print_json, print_recall, print_table
+from api.cli.parser import build_parser
+from api.cli.progress import ProgressBar
+from api.cli.users import run_users_command
 from api.http_protocol import JsonErrorsH11Protocol
 from api.loopback import is_loopback
 from api.presenters import iso, job_run_out, memory_out
