@@ -15,8 +15,6 @@ from api.auth import require_service_key
 from api.console.routes import install_console
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
-from api.heap import freeze_startup_heap
-from api.loopback import LoopbackOnly
 from api.mcp.http import mount_mcp
 from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
 from api.request_logging import install_request_id
@@ -31,6 +29,8 @@ from api.routes import (
     recall,
     users,
 )
+from api.server.heap import freeze_startup_heap
+from api.server.loopback import LoopbackOnly
 from services.composition import Services
 from services.core.clock import Clock, utcnow
 from services.core.db import Database

@@ -21,10 +21,10 @@ from api.cli.output import print_json, print_recall, print_table
 from api.cli.parser import build_parser
 from api.cli.progress import ProgressBar
 from api.cli.users import run_users_command
-from api.http_protocol import JsonErrorsH11Protocol
-from api.loopback import is_loopback
 from api.presenters import iso, job_run_out, memory_out
 from api.request_logging import configure_logging, log_config
+from api.server.http_protocol import JsonErrorsH11Protocol
+from api.server.loopback import is_loopback
 from services.admin.admin_service import AdminService
 from services.composition import Services
 from services.core.db import Database
@@ -95,7 +95,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    from api.workers import exec_supervisor, reuse_port_socket
+    from api.server.workers import exec_supervisor, reuse_port_socket
 
     # Each worker builds its own app (and pool, and scheduler: the rescoring job's
     # advisory lock lets one process run it; the others record a skipped run) and

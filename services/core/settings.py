@@ -135,11 +135,11 @@ class Settings(BaseSettings):
         "services/core/db.py",
     )
     # Park what is alive once the app has started out of the cyclic garbage collector's
-    # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
+    # reach (api/server/heap.py). Tests turn it off: they build hundreds of apps in one process.
     freeze_startup_heap: bool = Field(
         default=True,
         description="after startup, move what is alive out of the garbage collector's full "
-        "walks (gc.freeze, api/heap.py)",
+        "walks (gc.freeze, api/server/heap.py)",
     )
 
     # Observability (issue 32, part 4: api/metrics.py, api/request_logging.py).

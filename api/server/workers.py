@@ -19,7 +19,7 @@ The supervisor replaces a worker that dies, as uvicorn's does, unless it died wh
 starting (then it stops the others and exits 1: restarting would only loop).
 
 ``exec_supervisor`` turns the calling process (``jarvis-memory serve``, the bench's
-server) into the supervisor by exec'ing ``python -m api.workers``, which imports uvicorn
+server) into the supervisor by exec'ing ``python -m api.server.workers``, which imports uvicorn
 and nothing of the app. The CLI had imported every service (SQLAlchemy, FastAPI, jieba:
 about 100 MiB of RSS); a supervisor that kept them held that memory for as long as the
 workers served, and did nothing with it (issue 5).
@@ -72,7 +72,7 @@ def _worker(host: str, port: int, factory: str, log_level: str) -> None:
     """One worker process: its own socket on the port, its own app, loop and pool."""
     sock = reuse_port_socket(host, port)
     # The factory is imported here, in the worker: an app cannot be handed to a process.
-    from api.http_protocol import JsonErrorsH11Protocol  # the worker's, not the supervisor's
+    from api.server.http_protocol import JsonErrorsH11Protocol  # the worker's, not the supervisor's
 
     config = uvicorn.Config(
         factory, factory=True, log_level=log_level, http=JsonErrorsH11Protocol, **_logging()
@@ -163,19 +163,19 @@ def serve_workers(
 def exec_supervisor(
     factory: str, holder: socket.socket, workers: int, log_level: str = "info"
 ) -> NoReturn:
-    """Replace this process (same pid) by ``python -m api.workers``, which runs
+    """Replace this process (same pid) by ``python -m api.server.workers``, which runs
     ``serve_workers`` on ``holder``'s port: the socket is kept open across the exec."""
     holder.set_inheritable(True)
     # exec discards what the buffers still hold.
     sys.stdout.flush()
     sys.stderr.flush()
-    argv = [sys.executable, "-m", "api.workers", factory, str(holder.fileno())]
+    argv = [sys.executable, "-m", "api.server.workers", factory, str(holder.fileno())]
     os.execv(sys.executable, [*argv, "--workers", str(workers), "--log-level", log_level])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m api.workers FACTORY FD``: supervise workers on the bound socket ``FD``."""
-    parser = argparse.ArgumentParser(prog="python -m api.workers", description=__doc__)
+    """``python -m api.server.workers FACTORY FD``: supervise workers on the bound socket ``FD``."""
+    parser = argparse.ArgumentParser(prog="python -m api.server.workers", description=__doc__)
     parser.add_argument("factory", help='the app factory, "module:function"')
     parser.add_argument("fd", type=int, help="a bound TCP socket inherited from the caller")
     parser.add_argument("--workers", type=int, required=True)
