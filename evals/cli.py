@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from api.cli.parser import _HelpFormatter
 from api.cli.progress import ProgressBar
-from api.request_logging import configure_logging
+from api.observability.request_logging import configure_logging
 from evals.bilingual_command import add_bilingual_arguments, run_bilingual_command
 from evals.command import (
     add_compression_arguments,

@@ -21,8 +21,8 @@ from api.cli.output import print_json, print_recall, print_table
 from api.cli.parser import build_parser
 from api.cli.progress import ProgressBar
 from api.cli.users import run_users_command
+from api.observability.request_logging import configure_logging, log_config
 from api.presenters import iso, job_run_out, memory_out
-from api.request_logging import configure_logging, log_config
 from api.server.http_protocol import JsonErrorsH11Protocol
 from api.server.loopback import is_loopback
 from services.admin.admin_service import AdminService

@@ -81,8 +81,8 @@ def _worker(host: str, port: int, factory: str, log_level: str) -> None:
 
 
 def _logging() -> dict[str, Any]:
-    """uvicorn's logging options for LOG_FORMAT (api/request_logging.py)."""
-    from api.request_logging import log_config
+    """uvicorn's logging options for LOG_FORMAT (api/observability/request_logging.py)."""
+    from api.observability.request_logging import log_config
     from services.core.settings import Settings
 
     log_format = Settings().log_format

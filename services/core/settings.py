@@ -142,7 +142,7 @@ class Settings(BaseSettings):
         "walks (gc.freeze, api/server/heap.py)",
     )
 
-    # Observability (issue 32, part 4: api/metrics.py, api/request_logging.py).
+    # Observability (issue 32, part 4: api/observability/metrics.py and request_logging.py).
     log_format: Literal["text", "json"] = Field(
         default="text",
         description="text: human-readable lines; json: one JSON object per line, with the "

@@ -93,7 +93,7 @@ def log_config(log_format: str, level: str = "INFO") -> dict[str, Any]:
         "loggers": {
             "uvicorn": {**inherit, "level": level},
             "uvicorn.error": inherit,
-            # LOG_FORMAT=json: api.access (api/metrics.py) logs each request instead.
+            # LOG_FORMAT=json: api.access (api/observability/metrics.py) logs each request instead.
             "uvicorn.access": {**inherit, "level": "WARNING" if log_format == "json" else level},
         },
     }
