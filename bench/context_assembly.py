@@ -18,8 +18,8 @@ from typing import Any, Final
 from bench.data import Generator
 from bench.measure import LatencySeries, ratio, timed
 from bench.scenarios import TOP_K, Context, recall_once
-from services.context.context_service import ContextRequest
-from services.context.messages import ChatMessage
+from services.context.assembly.service import ContextRequest
+from services.context.shared.messages import ChatMessage
 
 MESSAGES: Final = 200
 BUDGET_TOKENS: Final = 4000

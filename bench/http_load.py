@@ -15,7 +15,7 @@ busy clients the ratio follows what a request of each kind costs the machine.
 
 Afterwards the server's RSS (VmRSS) is read from /proc and reported next to the size of
 the database it serves, and next to its RSS before the load. With ``workers`` > 1 the
-server is ``workers`` processes (api/workers.py) and the RSS is their sum.
+server is ``workers`` processes (api/server/workers.py) and the RSS is their sum.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from services.core.db import Database
 from services.core.settings import Settings
 from services.remembering.facts.resolve import SlotFact, supersessions
 from services.remembering.facts.slots import extract_fact
-from services.repositories import scoring_sql
+from services.repositories.statements import scoring_sql
 
 BATCH_ROWS = 10_000
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.evaluation.metrics import percentile
+from evals.metrics import percentile
 
 PERCENTILES = (50, 95, 99)
 

@@ -1,7 +1,7 @@
 """``python -m bench.pruning``: what static pruning of common terms costs and saves.
 
 Recall reads a query term up to max(``BM25_TERM_POSTINGS_MIN``, ``BM25_TERM_POSTINGS_SHARE``
-× the user's memories) postings (services/repositories/bm25_sql.py). This loads one bench
+× the user's memories) postings (services/repositories/statements/bm25_sql.py). This loads one bench
 tenant into a scratch database (as ``python -m bench`` does) and, for every bench query,
 runs the BM25 statement unpruned and at each bound asked for, interleaved, then reports
 per bound:
@@ -11,7 +11,7 @@ per bound:
 - the same for a whole recall's top 10 (every signal, untracked), which is what a user sees.
 
 The defaults were chosen with it (issue 5); LoCoMo measures the same bound's cost in
-recall@k (``BM25_TERM_POSTINGS_MIN=55 jarvis-memory eval locomo …``).
+recall@k (``BM25_TERM_POSTINGS_MIN=55 python -m evals locomo …``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from bench.scenarios import TOP_K
 from bench.scratch import ScratchTenant, bench_queries, scratch_tenant
 from services.recall.ranking.understanding import understand
 from services.recall.relevance import field_weights
-from services.repositories.bm25_sql import LONGEST, Bm25Query
 from services.repositories.search import SearchRepository
+from services.repositories.statements.bm25_sql import LONGEST, Bm25Query
 
 UNPRUNED = (LONGEST, 1.0)
 

@@ -440,7 +440,7 @@ counted. Mix and floor alternate, {c["load_repetitions"]} repetitions each; a re
 ≥ 400 or a transport error is an error. The load generator runs in the bench process
 on the same machine. Ratio = recall p50 / healthz p50. On PostgreSQL the same load
 runs again against {c.get("load_workers", 1)} server processes, as
-`jarvis-memory serve --workers {c.get("load_workers", 1)}` runs them (api/workers.py: each
+`jarvis-memory serve --workers {c.get("load_workers", 1)}` runs them (api/server/workers.py: each
 process listens on the port with a socket of its own, `SO_REUSEPORT`, so the kernel
 spreads the clients' connections over them); the target is checked on one process, the
 row with several is reported beside it. On a machine with few cores those processes,

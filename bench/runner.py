@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import text
 
-from api.heap import freeze_startup_heap
+from api.server.heap import freeze_startup_heap
 from bench import scenarios
 from bench.config import NOW, BenchClock, bench_settings
 from bench.db import fresh_database
@@ -128,7 +128,7 @@ async def run_backend(
             await settle(db)
             total = await count_memories(db)
             # This process stands in for a started server, which parks its startup heap
-            # (api/heap.py); here that heap also holds every tenant's plan, millions of
+            # (api/server/heap.py); here that heap also holds every tenant's plan, millions of
             # objects at full scale that a full collection would walk mid-measurement.
             if settings.freeze_startup_heap:
                 freeze_startup_heap()

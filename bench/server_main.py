@@ -8,7 +8,7 @@ stderr) with the bench's settings (scheduler and auth off), the database from
 is printed on stdout as the only line, so parallel runs never collide.
 
 With ``--workers N`` (N > 1) it serves as ``jarvis-memory serve --workers N`` does
-(api/workers.py): it becomes the supervisor (an exec, so the RSS summed over the server's
+(api/server/workers.py): it becomes the supervisor (an exec, so the RSS summed over the server's
 processes is the deployment's) of N worker processes, each listening on the port with a
 socket of its own, building its app with ``bench_app``, with its own event loop and pool.
 """
@@ -25,7 +25,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
-from api.workers import exec_supervisor, reuse_port_socket
+from api.server.workers import exec_supervisor, reuse_port_socket
 from bench.config import BenchClock, bench_settings
 
 HOST = "127.0.0.1"
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.server_main", description=__doc__)
     parser.add_argument("--now", required=True, help="the service clock, ISO 8601 with zone")
     parser.add_argument(
-        "--workers", type=int, default=1, help="server processes (api/workers.py above 1)"
+        "--workers", type=int, default=1, help="server processes (api/server/workers.py above 1)"
     )
     args = parser.parse_args(argv)
     if args.workers < 1:

@@ -18,7 +18,7 @@ from docsgen import configuration, walkthrough
 from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
-from services.scoring.jobs import run_embedding_backfill
+from services.embeddings.jobs import run_embedding_backfill
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

@@ -27,7 +27,7 @@ from models.base import (
 )
 from models.memory import IMPORTANCE_LEVELS, SCORE_COLUMNS
 
-# Every state a job run is recorded in (services/scoring/jobs.py).
+# Every state a job run is recorded in (services/job_runs/bookkeeping.py).
 JOB_STATUSES = ("running", "succeeded", "failed", "skipped")
 
 

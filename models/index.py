@@ -31,7 +31,7 @@ class MemoryTerm(Base):
     Within a term the key orders postings by ``doc_length``, shortest first: for the
     usual tf of 1 that is BM25's order of a term's contributions, so recall can read a
     very common term's best postings as one short range scan and stop
-    (services/repositories/bm25_sql.py). ``memory_id`` keeps the key unique.
+    (services/repositories/statements/bm25_sql.py). ``memory_id`` keeps the key unique.
     """
 
     __tablename__ = "memory_terms"

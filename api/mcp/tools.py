@@ -45,7 +45,7 @@ from api.schemas.common import Content, Level, MemoryType, NoNul, Role, Tags
 from api.schemas.messages import ChatMessageIn
 from services.access.keys import KeyScope
 from services.composition import Services
-from services.context.context_service import ContextRequest
+from services.context.assembly.service import ContextRequest
 from services.core.db import is_contention
 from services.core.errors import DomainError
 from services.core.validation import MAX_CONTENT_CHARS, MAX_ID, MAX_TOP_K

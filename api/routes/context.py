@@ -18,8 +18,8 @@ from api.schemas.context import (
     SummaryOut,
     WindowOut,
 )
-from services.context.context_service import ContextRequest
-from services.context.messages import ChatMessage
+from services.context.assembly.service import ContextRequest
+from services.context.shared.messages import ChatMessage
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["context"])
 

@@ -22,9 +22,9 @@ from api.schemas.messages import (
     ScoreMessagesIn,
     ScoresOut,
 )
-from services.context.message_scoring_service import Conversation
-from services.context.messages import ChatMessage
-from services.context.scores import MessageScore
+from services.context.importance.message_score import MessageScore
+from services.context.importance.service import Conversation
+from services.context.shared.messages import ChatMessage
 
 router = APIRouter(prefix="/v1/users/{user_id}/messages", tags=["messages"])
 

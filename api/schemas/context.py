@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from api.schemas.common import Bool, Int, NoNul
 from api.schemas.messages import ChatMessageIn, ConversationId, TaskContext, TaskTypeName
-from services.context.messages import MAX_MESSAGES
+from services.context.shared.messages import MAX_MESSAGES
 from services.core.validation import MAX_TOP_K
 
 Level = Literal["none", "light", "medium", "heavy", "extreme"]

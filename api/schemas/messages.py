@@ -8,13 +8,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from api.schemas.common import Bool, Float, Int, NoNul, _Strict
-from services.context.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
-from services.context.weights import TASK_TYPE_ALIASES, TASK_TYPES
+from services.context.importance.weights import TASK_TYPE_ALIASES, TASK_TYPES
+from services.context.shared.messages import MAX_MESSAGE_CHARS, MAX_MESSAGES, ChatMessage
 from services.core.validation import USER_ID_PATTERN
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ConversationId = Annotated[StrictStr, Field(pattern=USER_ID_PATTERN)]
-# The task types by name, English or the seed's Chinese (services/context/weights.py).
+# The task types by name, English or the seed's Chinese (services/context/importance/weights.py).
 TaskTypeName = Literal[
     "default",
     "refactor",

@@ -4,7 +4,7 @@ Every fit person is written in every mode (through the composition root, embedde
 backfill job); every question is asked untracked with ``top_k`` 10 and ``min_confidence``
 0; each hit becomes one row: its features (``services.recall.confidence.features``) and
 whether it is acceptable for its question. The logistic regression is the one of
-``services.evaluation.confidence_fit`` (L2 penalty, no negative coefficient).
+``evals.confidence_fit`` (L2 penalty, no negative coefficient).
 
 Cross-validated by person: the fit is repeated leaving each fit person out, and the
 held-out person's log loss and each coefficient's range across the folds are printed
@@ -24,12 +24,12 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from evals.confidence_fit import Row, calibration, fit
 from evals.people.data import load, people_files, split
 from evals.people.run import MODES, StepClock, Store, write_store
 from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
-from services.evaluation.confidence_fit import Row, calibration, fit
 from services.recall.confidence import FEATURES, features, logistic
 from services.recall.ranking.understanding import understand
 from services.recall.tracked import recall_and_track

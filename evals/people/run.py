@@ -26,11 +26,11 @@ from sqlalchemy import select
 from evals.people.data import Person, Question, Turn
 from models.memory import UserMemory
 from services.composition import Services
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.vectors import Vector
 from services.recall.recall_service import RecallHit
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import NewMemory
-from services.scoring.jobs import run_embedding_backfill
 
 TOP_K: Final = 5
 Mode = Literal["statements", "user_turns", "all_turns"]

@@ -3,7 +3,7 @@
 The primary key of memory_terms becomes (user_id, term, doc_length, memory_id), with
 ``tf`` INCLUDEd on PostgreSQL; SQLite rebuilds its WITHOUT ROWID table around the new key.
 The rows are copied as they are. Recall reads at most ``bm25_term_postings`` postings of
-a term, its shortest memories' (services/repositories/bm25_sql.py).
+a term, its shortest memories' (services/repositories/statements/bm25_sql.py).
 
 Revision ID: b4e1d2c3a5f6
 Revises: 3a9c1e7d5b20

@@ -3,7 +3,7 @@
 On the seed's scale the LLM gives one score per message (its rubric's 0-10) which is
 blended with the rule score by the rule layer's confidence; the stored total cannot be
 taken apart again, so the LLM's score is kept to be reused for an unchanged message
-(services/context/message_scoring_service.py). Rows written before have none and are
+(services/context/importance/service.py). Rows written before have none and are
 simply asked again.
 
 Revision ID: d8c9efdd0499

@@ -3,7 +3,7 @@
 ``memory_users.write_version`` is raised by 1 in every transaction that writes the user's
 memories (MemoryRepository.lock_user). The context's knowledge cache keys its entries by
 it, read from the database, so no process serves an entry from before a write another
-process committed (services/context/knowledge_cache.py).
+process committed (services/context/assembly/knowledge_cache.py).
 
 Revision ID: 08492d319146
 Revises: d8c9efdd0499

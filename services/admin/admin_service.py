@@ -16,7 +16,8 @@ from services.repositories.embeddings import EmbeddingRepository
 from services.repositories.jobs import AdminRepository, JobRunRepository
 from services.repositories.memories import MemoryRepository
 
-# The job names of services/scoring/jobs.py (a service may not import the jobs' module).
+# The job names of services/scoring/jobs.py and services/embeddings/jobs.py (a service
+# may not import the jobs' modules).
 RESCORE_JOB = "rescore"
 EMBED_JOB = "embed"
 

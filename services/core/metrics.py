@@ -3,7 +3,7 @@
 ``prometheus-client`` is the Prometheus project's own Python client: the text format,
 histogram buckets and the process collectors come from it rather than from code of
 ours. The metrics live in its default registry, one set per process; the app adds what
-it reads at scrape time (the database pool, the last run's levels: api/metrics.py).
+it reads at scrape time (the database pool, the last run's levels: api/observability/metrics.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How a long command reports its progress, without the services knowing who watches.
 
-The CLI passes a progress bar (api/cli_progress.py); everyone else gets
+The CLI passes a progress bar (api/cli/progress.py); everyone else gets
 :data:`NO_PROGRESS`, which does nothing.
 """
 

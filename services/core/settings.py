@@ -142,14 +142,14 @@ class Settings(BaseSettings):
         "services/core/db.py",
     )
     # Park what is alive once the app has started out of the cyclic garbage collector's
-    # reach (api/heap.py). Tests turn it off: they build hundreds of apps in one process.
+    # reach (api/server/heap.py). Tests turn it off: they build hundreds of apps in one process.
     freeze_startup_heap: bool = Field(
         default=True,
         description="after startup, move what is alive out of the garbage collector's full "
-        "walks (gc.freeze, api/heap.py)",
+        "walks (gc.freeze, api/server/heap.py)",
     )
 
-    # Observability (issue 32, part 4: api/metrics.py, api/request_logging.py).
+    # Observability (issue 32, part 4: api/observability/metrics.py and request_logging.py).
     log_format: Literal["text", "json"] = Field(
         default="text",
         description="text: human-readable lines; json: one JSON object per line, with the "
@@ -317,7 +317,8 @@ class Settings(BaseSettings):
         description="a neighbour was created at most this long before or after its anchor",
     )
     # Fact correction (services/remembering/facts): the best superseded matches of a query
-    # lend their BM25 to the current memory that replaced them (services/repositories/bm25_sql.py).
+    # lend their BM25 to the current memory that replaced them
+    # (services/repositories/statements/bm25_sql.py).
     recall_successors: int = Field(
         default=5,
         ge=0,
@@ -398,7 +399,7 @@ class Settings(BaseSettings):
         default=0.75, ge=0, le=1, description="BM25 document-length normalisation"
     )
     # A query term is read up to max(min, share × the user's memories) postings, its
-    # shortest memories' (static pruning: services/repositories/bm25_sql.py).
+    # shortest memories' (static pruning: services/repositories/statements/bm25_sql.py).
     bm25_term_postings_min: int = Field(
         default=2000, ge=1, description="postings read per query term, at least"
     )

@@ -11,7 +11,7 @@ set), separately for queries and passages (E5 encodes them with different prefix
 
 where the Chinese share is CJK characters / (CJK characters + Latin words) (services/text/
 language.py), so a mixed text gets a mixed mean. Vectors are normalised again afterwards
-(services/embeddings/service.py). The gain is measured by ``jarvis-memory eval bilingual``
+(services/embeddings/service.py). The gain is measured by ``python -m evals bilingual``
 (docs/eval/).
 """
 

@@ -6,7 +6,7 @@ A write tells :meth:`BackfillNudges.nudge` after its unit of work has committed
 wrote. While no run is under way a nudge asks for one ``EMBEDDING_BACKFILL_DELAY``
 seconds later (``soon``, which the scheduler sets; services/scoring/scheduler.py). While
 one is, it only marks the run: the run takes the mark after each batch and reads from the
-newest memory again (services/scoring/jobs.py), and a mark still there when the run ends
+newest memory again (services/embeddings/jobs.py), and a mark still there when the run ends
 (or when it found another process's run holding the lock) asks for the next run soon.
 So no nudge is dropped, however long a batch takes.
 """

@@ -14,7 +14,7 @@ written as chat (evals/people; the test part is never read): every fit person wr
 each of the three write modes (statements; their turns with a conversation; their turns
 and the assistant's), every question asked untracked with top_k 10 and ``min_confidence``
 0, each hit a row labelled acceptable or not for its question. A logistic regression with
-a small L2 penalty and no negative coefficient (``services.evaluation.confidence_fit``:
+a small L2 penalty and no negative coefficient (``evals.confidence_fit``:
 no evidence may count against a hit), cross-validated by person: the tool prints each
 held-out person's log loss and each coefficient's range across the folds beside the
 constants pasted here, and its calibration table.

@@ -37,8 +37,8 @@ from services.text.analysis import BIGRAM_PREFIX, UNIGRAM_PREFIX, term_kind
 # only the similarity above it (services/recall/confidence.py).
 SEMANTIC_UNRELATED = 0.2
 # A similarity alone (no term, phrase, time or feeling) is evidence from this cosine
-# up. Of the scenario hits with nothing but a similarity (python -m services.evaluation.
-# confidence_fit --embedding local, floor lowered to 0.2), acceptable / not by cosine:
+# up. Of the scenario hits with nothing but a similarity (python -m evals.confidence_fit
+# --embedding local, floor lowered to 0.2), acceptable / not by cosine:
 # 0.2-0.25 11/189, 0.25-0.3 4/64, 0.3-0.35 6/18, 0.35-0.4 4/7, from 0.4 5/0 (LoCoMo dev:
 # 19/243 below 0.35, 3/62 above). Below 0.35 most are filler; from it up they are about
 # even, and confidence (services/recall/confidence.py) weighs the rest.

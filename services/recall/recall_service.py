@@ -74,10 +74,10 @@ from services.recall.ranking.signals import (
 )
 from services.recall.ranking.understanding import QueryUnderstanding, understand
 from services.recall.relevance import field_weights
-from services.repositories.bm25_sql import Bm25Query
 from services.repositories.memories import MemoryRepository, MemorySketch, refresh_from_row
 from services.repositories.neighbours import AroundHits, Neighbour
 from services.repositories.search import SearchRepository
+from services.repositories.statements.bm25_sql import Bm25Query
 from services.text.analysis import TextAnalyzer, term_kind
 
 log = logging.getLogger(__name__)

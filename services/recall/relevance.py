@@ -20,7 +20,7 @@ from services.text.analysis import term_kind
 
 def idf(document_frequency: int, documents: int) -> float:
     """Lucene's BM25 idf, never negative: the reference for the one the BM25 statement
-    computes (services/repositories/bm25_sql.py)."""
+    computes (services/repositories/statements/bm25_sql.py)."""
     return math.log(1.0 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
 
 

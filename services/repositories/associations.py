@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryAssociation, UserMemory
-from services.repositories import driver_sql, write_sql
-from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
-from services.repositories.dialect import dialect_of
+from services.repositories.dialect import driver_sql
+from services.repositories.dialect.bulk import ROWS_PER_INSERT, insert_rows
+from services.repositories.dialect.seam import dialect_of
+from services.repositories.statements import write_sql
 
 
 class AssociationRepository:

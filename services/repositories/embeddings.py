@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryEmbedding, UserMemory
-from services.repositories.dialect import upsert_insert
+from services.repositories.dialect.seam import upsert_insert
 from services.repositories.memories import IDS_PER_STATEMENT, INSERT_ROWS_PER_STATEMENT
 
 

@@ -27,7 +27,7 @@ from models import (
     MessageScoreRecord,
     UserMemory,
 )
-from services.repositories.dialect import dialect_of
+from services.repositories.dialect.seam import dialect_of
 
 # (kind reported, model) in delete order: rows that reference memories before them.
 ERASED: Sequence[tuple[str, Any]] = (

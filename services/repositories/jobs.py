@@ -36,7 +36,7 @@ class JobRunRepository:
 
     async def fail_abandoned(self, job: str, now: datetime) -> int:
         """Mark every run of ``job`` still ``running`` as failed (:data:`ABANDONED`);
-        how many. Only for a caller holding the job's lock (services/repositories/dialect.py
+        how many. Only for a caller holding the job's lock (services/repositories/dialect/seam.py
         ``job_lock``): every run writes its row while holding it, so a ``running`` row
         then is one whose process stopped before finishing it."""
         result = await self.session.execute(

@@ -27,9 +27,10 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from models import MemoryScoreHistory, MemoryUser, UserMemory
 from services.core.settings import Settings
-from services.repositories import driver_sql, scoring_sql, write_sql
-from services.repositories.dialect import dialect_of, one_of, one_of_bound, upsert_insert
-from services.repositories.recall_count_sql import COUNTED_COLUMNS, counted_recall
+from services.repositories.dialect import driver_sql
+from services.repositories.dialect.seam import dialect_of, one_of, one_of_bound, upsert_insert
+from services.repositories.statements import scoring_sql, write_sql
+from services.repositories.statements.recall_count_sql import COUNTED_COLUMNS, counted_recall
 
 Order = Literal["importance", "recent"]
 # Bound parameters per statement stay well under asyncpg's 32,767.
@@ -297,7 +298,7 @@ class MemoryRepository:
     ) -> dict[int, Row[Any]] | None:
         """:meth:`record_recalls` and :meth:`rescore` (reason ``recall``) of these memories.
 
-        On PostgreSQL one statement (services/repositories/recall_count_sql.py), which
+        On PostgreSQL one statement (services/repositories/statements/recall_count_sql.py), which
         returns by id what the count wrote (``COUNTED_COLUMNS``, for
         :func:`refresh_from_row`). On SQLite the statements one by one, and None: a
         caller that needs the rows reads them back.

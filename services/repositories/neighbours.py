@@ -54,7 +54,7 @@ class AroundHits:
 
     def pick(self, scored: Sequence[tuple[float, MemorySketch]]) -> list[Anchor]:
         """The anchors among ``scored`` (score, hit) pairs, best first. The BM25
-        statement picks the same on PostgreSQL (services/repositories/bm25_sql.py)."""
+        statement picks the same on PostgreSQL (services/repositories/statements/bm25_sql.py)."""
         best = max((score for score, _ in scored), default=0.0) or 1.0
         in_conversation = [(s, h) for s, h in scored if h.conversation_id is not None]
         ranked = sorted(in_conversation, key=lambda pair: (-pair[0], -pair[1].id))

@@ -16,17 +16,18 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import MemoryTerm, MemoryTermStat, MemoryTopic
-from services.repositories import driver_sql, write_sql
-from services.repositories.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
-from services.repositories.bulk import ROWS_PER_INSERT, insert_rows
-from services.repositories.dialect import dialect_of, one_of
+from services.repositories.dialect import driver_sql
+from services.repositories.dialect.bulk import ROWS_PER_INSERT, insert_rows
+from services.repositories.dialect.seam import dialect_of, one_of
 from services.repositories.memories import MemorySketch
 from services.repositories.neighbours import Neighbour, NeighbourRepository, neighbours_from_rows
-from services.repositories.statistics_sql import (
+from services.repositories.statements import write_sql
+from services.repositories.statements.bm25_sql import Bm25Query, bm25_parameters, bm25_statement
+from services.repositories.statements.statistics_sql import (
     corpus_statistics_parameters,
     corpus_statistics_statement,
 )
-from services.repositories.topic_sql import newest_by_topic_queries
+from services.repositories.statements.topic_sql import newest_by_topic_queries
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,8 @@ class SearchRepository:
         """Per topic, the ids of its ``limit`` newest memories, oldest first.
 
         One index range scan of at most ``limit`` rows per topic, in one fixed statement
-        (services/repositories/topic_sql.py), so a common topic costs no more than a rare one.
+        (services/repositories/statements/topic_sql.py), so a common topic costs no more
+        than a rare one.
         """
         found: dict[str, list[int]] = {}
         queries = newest_by_topic_queries(self.dialect, user_id, sorted(set(topics)), limit)

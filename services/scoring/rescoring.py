@@ -10,9 +10,9 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from models import UserMemory
 from services.core.settings import Settings
-from services.repositories import scoring_sql
 from services.repositories.associations import AssociationRepository
 from services.repositories.memories import MemoryRepository
+from services.repositories.statements import scoring_sql
 
 
 class RescoringService:

@@ -10,8 +10,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from services.core.clock import Clock
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.jobs import EMBED_JOB, run_embedding_backfill
 from services.embeddings.service import Embeddings
-from services.scoring.jobs import EMBED_JOB, RESCORE_JOB, run_embedding_backfill, run_rescore
+from services.scoring.jobs import RESCORE_JOB, run_rescore
 
 # The backfill's one run right after start, beside its interval job (EMBED_JOB).
 EMBED_START_JOB = f"{EMBED_JOB}-start"
@@ -26,7 +27,7 @@ def build_scheduler(
 
     ``max_instances=1`` and ``coalesce`` mean a slow run is never overlapped by the next
     and missed runs collapse into one. ``once_per`` makes each job run once per interval
-    among every process on the database (services/scoring/jobs.py): with two workers or
+    among every process on the database (services/job_runs/bookkeeping.py): with two workers or
     replicas, the first to fire in an interval runs it and the others skip. The backfill
     run right after start is not leased (a process started with another model embeds
     at once), nor is one a write of this process waits for.

@@ -18,8 +18,9 @@ indifference words such as 无所谓 (0.1) are tags too, but keeping such a memo
 would contradict what it says.
 
 Every function is pure: the memory's facts, the settings and ``now`` go in, numbers
-come out. The set-based SQL used for bulk rescoring (services/repositories/scoring_sql.py)
-mirrors these formulas and is tested against them on both databases.
+come out. The set-based SQL used for bulk rescoring
+(services/repositories/statements/scoring_sql.py) mirrors these formulas and is tested
+against them on both databases.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ class ImportanceScorer:
         frequency = self.frequency_score(memory, now)
         recency = self.recency_score(memory, now)
         # Below 1e-12 an emotion is none (PostgreSQL's rescoring cannot multiply a
-        # subnormal float: services/repositories/scoring_sql.py).
+        # subnormal float: services/repositories/statements/scoring_sql.py).
         emotion = 0.0 if memory.emotion_score < 1e-12 else min(1.0, memory.emotion_score)
         impact = self.impact_score(memory)
         total = (

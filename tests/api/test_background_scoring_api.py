@@ -14,10 +14,14 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from api.app import create_app
-from services.context.background_scoring import BackgroundScorer, ScoringJob, submit_after_commit
-from services.context.message_scorer import build_message_scorer
-from services.context.message_scoring_service import Conversation, MessageScoringService
-from services.context.messages import ChatMessage
+from services.context.importance.background_scorer import (
+    BackgroundScorer,
+    ScoringJob,
+    submit_after_commit,
+)
+from services.context.importance.message_scorer import build_message_scorer
+from services.context.importance.service import Conversation, MessageScoringService
+from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
@@ -153,7 +157,7 @@ async def test_the_queue_is_bounded_and_drops_are_logged(
 ) -> None:
     worker, work = job(analyzer, llm, 1, db, clock)
     worker.start()
-    with caplog.at_level(logging.WARNING, logger="services.context.background_scoring"):
+    with caplog.at_level(logging.WARNING, logger="services.context.importance.background_scorer"):
         assert worker.submit(work)
         assert not worker.accepting
         assert not worker.submit(work)  # nothing ran in between: the queue holds one
@@ -176,7 +180,7 @@ async def test_stopping_drops_what_has_not_run(
     worker.start()
     assert worker.submit(work)
     assert worker.submit(work)
-    with caplog.at_level(logging.WARNING, logger="services.context.background_scoring"):
+    with caplog.at_level(logging.WARNING, logger="services.context.importance.background_scorer"):
         await worker.close()
     assert worker.dropped == 2
     assert "stopped with 2 jobs not done" in caplog.text
@@ -219,7 +223,7 @@ async def test_a_full_queue_answers_with_rules_and_never_asks_inline(
     conversation = Conversation(
         [ChatMessage(m["role"], m["content"]) for m in MESSAGES], TASK, background=True
     )
-    with caplog.at_level(logging.WARNING, logger="services.context.background_scoring"):
+    with caplog.at_level(logging.WARNING, logger="services.context.importance.background_scorer"):
         async with db.unit_of_work() as session:
             service = MessageScoringService(session, settings, worker.scorer, clock, worker)
             scores = await service.score("alice", conversation)

@@ -149,7 +149,7 @@ def repeated_chinese(count: int, chars: int = 5500, seed: int = 29) -> list[str]
 
 @pytest.fixture
 def settings(settings: Settings) -> Iterator[Settings]:
-    """As served: the startup heap parked out of the collector's full walks (api/heap.py;
+    """As served: the startup heap parked out of the collector's full walks (api/server/heap.py;
     the other tests leave it off). Without it a full collection of this test process's
     heap is itself a stall of 80-100 ms, whatever the request does."""
     gc.unfreeze()

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from services.context.messages import ChatMessage
-from services.context.tokens import HEURISTIC
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 from tests.api.helpers import Json, assert_error, body, fetch, list_all, remember
 
 SYSTEM = {"role": "system", "content": "You are Jarvis, a personal assistant. 回答简洁。"}

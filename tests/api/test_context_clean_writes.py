@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 
-from services.context.summary import parse_summary
+from services.context.rolling_summary.extractive import parse_summary
 from tests.api.helpers import Json, body, list_all
 
 # The example, with more turns after it so that it is summarised.

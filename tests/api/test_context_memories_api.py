@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from services.context.messages import ChatMessage
-from services.context.tokens import HEURISTIC
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 from tests.api.conftest import AppFactory
 from tests.api.helpers import Json, assert_error, body, remember
 from tests.conftest import FakeClock

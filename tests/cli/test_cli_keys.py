@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from api.app import create_app
-from api.cli import main
+from api.cli.main import main
 from services.core.db import Database
 from services.core.settings import Settings
 from tests.conftest import BACKENDS

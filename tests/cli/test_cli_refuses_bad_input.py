@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
+from api.cli.main import main
 from tests.conftest import BACKENDS
 from tests.db_backends import fresh_database
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
+from api.cli.main import main
 
 
 def test_users_erase_removes_a_person_and_reports_it(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, update
 
-from api.cli import main
+from api.cli.main import main
 from bench.consistency import inconsistencies
 from models import MemoryTerm, MemoryTermStat, MemoryUser
 from services.core.db import Database

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.cli import main
-from api.workers import MIN_UPTIME, reuse_port_socket, serve_workers
+from api.cli.main import main
+from api.server.workers import MIN_UPTIME, reuse_port_socket, serve_workers
 from bench.cpu import children
 from bench.footprint import process_memory_mib
 from tests.db_backends import fresh_database, postgres_server_url
@@ -86,7 +86,7 @@ async def serving(
         with log.open("wb") as out:
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
-                *("-m", "api.cli", "serve", "--port", str(port), "--workers", str(workers)),
+                *("-m", "api.cli.main", "serve", "--port", str(port), "--workers", str(workers)),
                 cwd=ROOT,
                 env={**os.environ, "DATABASE_URL": url},
                 stdout=out,
@@ -111,11 +111,11 @@ async def test_several_workers_serve_one_postgresql_database(
     async with serving(tmp_path, monkeypatch) as served:
         workers = await asyncio.to_thread(_worker_pids, served.process.pid)
         assert len(workers) == 2
-        # The supervisor is python -m api.workers (exec'd by the CLI, same pid), without
+        # The supervisor is python -m api.server.workers (exec'd by the CLI, same pid), without
         # the app's modules: about 25 MiB against a worker's 190 (it kept the CLI's
         # 100 MiB before).
         command, supervisor, smallest = await asyncio.to_thread(_supervisor, served.process.pid)
-        assert command[1:3] == [b"-m", b"api.workers"]
+        assert command[1:3] == [b"-m", b"api.server.workers"]
         assert 3 * supervisor < smallest, (supervisor, smallest)
         async with httpx.AsyncClient(base_url=served.base_url, trust_env=False) as client:
             added = await client.post(

@@ -18,7 +18,7 @@ import pytest
 from alembic import command
 
 from api.app import create_app
-from api.cli import main
+from api.cli.main import main
 from services.core.db import Database
 from services.core.health import migration_heads
 from services.core.schema import alembic_config, migrate, scratch_postgres_database
@@ -118,7 +118,7 @@ def _serving(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
     """``jarvis-memory serve`` in ``cwd``, until it answers /healthz."""
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "api.cli.main", "serve", "--port", str(port)],
         env=env,
         cwd=cwd,
         stderr=subprocess.PIPE,

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from api.cli_parser import build_parser
+from api.cli.parser import build_parser
 from api.mcp.http import PATH
 
 README = Path(__file__).resolve().parents[2] / "README.md"

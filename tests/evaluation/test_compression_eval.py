@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from services.context.message_scorer import MessageImportanceScorer
-from services.context.tokens import HEURISTIC
+from evals.cli import main
+from evals.compression import chat_messages, run_compression, truncate
+from evals.compression_report import build_compression_report
+from evals.locomo import Conversation, Question, Turn, load_locomo
+from services.context.importance.message_scorer import MessageImportanceScorer
+from services.context.shared.tokens import HEURISTIC
 from services.core.settings import Settings
-from services.evaluation.compression import chat_messages, run_compression, truncate
-from services.evaluation.compression_report import build_compression_report
-from services.evaluation.locomo import Conversation, Question, Turn, load_locomo
 from services.text.analysis import TextAnalyzer
 from tests.evaluation.synthetic import write_sample
 from tests.factories import Counted
@@ -71,7 +71,7 @@ async def test_cli_writes_json_and_markdown(
 ) -> None:
     data = write_sample(tmp_path, copies=2)
     out_json, out_md = tmp_path / "out" / "c.json", tmp_path / "out" / "c.md"
-    argv = ["eval", "compression", "--data", str(data), "--limit-conversations", "1"]
+    argv = ["compression", "--data", str(data), "--limit-conversations", "1"]
     argv += ["--json", str(out_json), "--markdown", str(out_md)]
     code = await asyncio.to_thread(main, argv)
     assert code == 0
@@ -91,6 +91,6 @@ async def test_cli_writes_json_and_markdown(
 async def test_cli_rejects_a_missing_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["eval", "compression", "--data", str(tmp_path / "nope.json")]
+    argv = ["compression", "--data", str(tmp_path / "nope.json")]
     assert await asyncio.to_thread(main, argv) == 2
     assert "no such dataset file" in capsys.readouterr().err

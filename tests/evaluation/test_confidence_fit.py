@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.evaluation.confidence_fit import Row, _fit, fit
+from evals.confidence_fit import Row, _fit, fit
 from services.recall.confidence import FEATURES
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.evaluation.locomo import (
+from evals.locomo import (
     normalize_dia_id,
     normalize_evidence,
     parse_conversation,

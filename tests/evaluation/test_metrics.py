@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.evaluation.metrics import QuestionScore, aggregate, percentile, recall_at_k
+from evals.metrics import QuestionScore, aggregate, percentile, recall_at_k
 
 RANKED = [{"D1:3"}, {"D1:1", "D2:3"}, {"D1:2"}]
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
+from evals.cli import main
+from evals.command import service_overrides
+from evals.locomo import load_locomo, run_locomo
+from evals.metrics import aggregate
 from services.composition import Services
 from services.core.db import Database
 from services.core.settings import Settings, SignalWeights
-from services.evaluation.command import service_overrides
-from services.evaluation.locomo import load_locomo, run_locomo
-from services.evaluation.metrics import aggregate
 from services.text.analysis import TextAnalyzer
 from tests.conftest import FakeClock
 from tests.db_backends import fresh_database
@@ -84,7 +84,7 @@ async def test_runner_scores_merged_turns_and_repaired_evidence(
 
 async def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     # main() runs its own event loop, so it goes to a worker thread.
-    code = await asyncio.to_thread(main, ["eval", "locomo", *argv])
+    code = await asyncio.to_thread(main, ["locomo", *argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -181,7 +181,7 @@ def test_cli_rejects_bad_arguments(
     option: str, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit):
-        main(["eval", "locomo", "--data", "x.json", option, value])
+        main(["locomo", "--data", "x.json", option, value])
     assert "must be" in capsys.readouterr().err
 
 

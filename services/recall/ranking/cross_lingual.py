@@ -14,7 +14,7 @@ query's own language's best lexical match on the remaining signals, as two retri
 best answers would; a memory in the query's language gets 0. Without a semantic source
 the signal is empty.
 
-Measured with the bundled model by ``jarvis-memory eval bilingual`` (docs/eval/
+Measured with the bundled model by ``python -m evals bilingual`` (docs/eval/
 bilingual.md): hit@1 on our cross-lingual questions 0.53 before this signal, 0.81 with it
 (with the evidence floor for the other language, services/recall/evidence.py).
 """

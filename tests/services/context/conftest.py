@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.context.message_scorer import MessageImportanceScorer
+from services.context.importance.message_scorer import MessageImportanceScorer
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer
 from tests.services.context.llm_server import SummaryLlm, serve

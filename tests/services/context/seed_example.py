@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.context.messages import ChatMessage
+from services.context.shared.messages import ChatMessage
 
 TASK = "重构认证系统，添加JWT支持"
 

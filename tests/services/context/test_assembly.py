@@ -9,18 +9,18 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.context.assembly import (
+from services.context.assembly.assembler import (
     MEMORY_BLOCK_NAME,
     AssemblyOptions,
     ContextAssembler,
     MemoryCandidate,
 )
-from services.context.budget import DEFAULT_SHARES
-from services.context.levels import LevelCompressor
-from services.context.llm_client import ChatCompletionsClient
-from services.context.messages import ChatMessage
-from services.context.summary import SUMMARY_NAME, sentence_score
-from services.context.tokens import HEURISTIC
+from services.context.assembly.budget import DEFAULT_SHARES
+from services.context.rolling_summary.extractive import SUMMARY_NAME, sentence_score
+from services.context.shared.levels import LevelCompressor
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 from services.core.errors import InvalidInput
 from services.text.analysis import TextAnalyzer
 from tests.providers import GIVE_UP_TIMEOUT, HOLD_SECONDS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.budget import BudgetExceeded, ContextBudgetManager
+from services.context.assembly.budget import BudgetExceeded, ContextBudgetManager
 from services.core.settings import Settings
 
 

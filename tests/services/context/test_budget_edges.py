@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.budget import (
+from services.context.assembly.budget import (
     DEFAULT_SHARES,
     SECTIONS,
     BudgetExceeded,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.compress import smart_compress
-from services.context.messages import ChatMessage
-from services.context.scores import MessageScore
-from services.context.tokens import HEURISTIC
+from services.context.importance.compress import smart_compress
+from services.context.importance.message_score import MessageScore
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 from services.core.errors import InvalidInput
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.context_service import ContextRequest, ContextService
-from services.context.message_scorer import MessageImportanceScorer
-from services.context.messages import ChatMessage
+from services.context.assembly.service import ContextRequest, ContextService
+from services.context.importance.message_scorer import MessageImportanceScorer
+from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer

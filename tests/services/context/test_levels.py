@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.levels import Item, LevelCompressor, level_for, required_rate, sentences
-from services.context.summary import sentence_score
-from services.context.tokens import HEURISTIC
+from services.context.rolling_summary.extractive import sentence_score
+from services.context.shared.levels import (
+    Item,
+    LevelCompressor,
+    level_for,
+    required_rate,
+    sentences,
+)
+from services.context.shared.tokens import HEURISTIC
 
 
 def compressor() -> LevelCompressor:

@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from api.app import create_app
-from services.context.compress import smart_compress
-from services.context.llm_client import ChatCompletionsClient
-from services.context.llm_scoring import LlmMessageScorer, parse_answers
-from services.context.message_scorer import MessageImportanceScorer, build_message_scorer
-from services.context.messages import ChatMessage
+from services.context.importance.compress import smart_compress
+from services.context.importance.llm_scorer import LlmMessageScorer, parse_answers
+from services.context.importance.message_scorer import MessageImportanceScorer, build_message_scorer
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.messages import ChatMessage
 from services.core.db import Database
 from services.core.settings import Settings
 from services.text.analysis import TextAnalyzer

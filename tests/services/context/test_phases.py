@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.context.llm_client import ChatCompletionsClient
-from services.context.message_scorer import MessageImportanceScorer
-from services.context.phases import PhaseSwitcher, current_phase, earlier_phases
-from services.context.tokens import HEURISTIC
+from services.context.importance.message_scorer import MessageImportanceScorer
+from services.context.importance.phases import PhaseSwitcher, current_phase, earlier_phases
+from services.context.shared.llm_client import ChatCompletionsClient
+from services.context.shared.tokens import HEURISTIC
 from tests.services.context.llm_server import SummaryLlm
 from tests.services.context.seed_example import SEED_CONVERSATION, TASK
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.compress import smart_compress
-from services.context.message_scorer import MessageImportanceScorer
-from services.context.messages import ChatMessage
-from services.context.rules import DEFAULT_CONFIDENCE, is_noise, is_pleasantry, rule_score
-from services.context.weights import resolve_task_type
+from services.context.importance.compress import smart_compress
+from services.context.importance.message_scorer import MessageImportanceScorer
+from services.context.importance.rules import (
+    DEFAULT_CONFIDENCE,
+    is_noise,
+    is_pleasantry,
+    rule_score,
+)
+from services.context.importance.weights import resolve_task_type
+from services.context.shared.messages import ChatMessage
 
 
 @pytest.mark.parametrize(

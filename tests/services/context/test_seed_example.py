@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.compress import smart_compress
-from services.context.message_scorer import MessageImportanceScorer
+from services.context.importance.compress import smart_compress
+from services.context.importance.message_scorer import MessageImportanceScorer
 from tests.services.context.seed_example import SEED_CONVERSATION, SEED_KEPT, TASK
 
 

@@ -1,17 +1,22 @@
-"""Statement, request, question or pleasantry (services/context/statements.py)."""
+"""Statement, request, question or pleasantry (services/context/rolling_summary/statements.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from services.context.cards import (
+from services.context.rolling_summary.cards import (
     Card,
     cards_from_candidates,
     is_card_worthy,
     llm_cards_worth_keeping,
 )
-from services.context.statements import as_instruction, form_of, voices_concern, without_filler
-from services.context.summary import Candidate
+from services.context.rolling_summary.extractive import Candidate
+from services.context.rolling_summary.statements import (
+    as_instruction,
+    form_of,
+    voices_concern,
+    without_filler,
+)
 
 
 @pytest.mark.parametrize(

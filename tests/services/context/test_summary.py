@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from services.context.messages import ChatMessage
-from services.context.summary import (
+from services.context.rolling_summary.extractive import (
     HEADINGS,
     SUMMARY_NAME,
     candidates,
@@ -12,7 +11,8 @@ from services.context.summary import (
     is_summary_message,
     parse_summary,
 )
-from services.context.tokens import HEURISTIC
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import HEURISTIC
 
 ZH = [
     ChatMessage("user", "我的目标是把认证系统迁移到 JWT。"),

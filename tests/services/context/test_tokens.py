@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.context.messages import ChatMessage
-from services.context.tokens import (
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import (
     HEURISTIC,
     MESSAGE_OVERHEAD_TOKENS,
     get_token_estimator,

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.context.knowledge_cache import CacheKey, KnowledgeCache, query_key
-from services.context.memory_summary import clip, extractive
-from services.context.messages import ChatMessage
-from services.context.window import asks_for_new_topic, headroom_needed, window_start
+from services.context.assembly.knowledge_cache import CacheKey, KnowledgeCache, query_key
+from services.context.assembly.recalled_summary import clip, extractive
+from services.context.assembly.window import asks_for_new_topic, headroom_needed, window_start
+from services.context.shared.messages import ChatMessage
 
 
 @pytest.mark.parametrize(

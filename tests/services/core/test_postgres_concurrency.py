@@ -17,7 +17,7 @@ from services.core.settings import Settings
 from services.recall.recall_service import RecallService
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
-from services.repositories.dialect import RESCORE_LOCK_KEY
+from services.repositories.dialect.seam import RESCORE_LOCK_KEY
 from services.repositories.memories import MemoryRepository
 from services.scoring.jobs import run_rescore
 from services.scoring.scorer import ImportanceScorer

@@ -20,13 +20,13 @@ from sqlalchemy import select
 from models import JobRun, MemoryEmbedding
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
+from services.embeddings.jobs import EMBED_JOB, run_embedding_backfill, verify_vectors
 from services.embeddings.nudges import BackfillNudges
 from services.embeddings.providers import Embedder, OpenAIEmbedder
 from services.embeddings.service import Embeddings, source_hash
 from services.embeddings.vectors import from_bytes
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
-from services.scoring.jobs import EMBED_JOB, run_embedding_backfill, verify_vectors
 from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock

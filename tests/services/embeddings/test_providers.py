@@ -12,6 +12,7 @@ import pytest
 from services.core.clock import utcnow
 from services.core.db import Database
 from services.core.settings import Settings
+from services.embeddings.jobs import EMBED_JOB
 from services.embeddings.providers import (
     EmbeddingUnavailable,
     LocalEmbedder,
@@ -20,7 +21,7 @@ from services.embeddings.providers import (
 )
 from services.embeddings.service import build_embeddings
 from services.embeddings.vectors import dot, from_bytes, normalized, similarity, to_bytes
-from services.scoring.jobs import EMBED_JOB, RESCORE_JOB
+from services.scoring.jobs import RESCORE_JOB
 from services.scoring.scheduler import EMBED_START_JOB, build_scheduler
 from tests.providers import ANSWER_TIMEOUT, ProviderServer
 

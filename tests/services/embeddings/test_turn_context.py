@@ -10,10 +10,10 @@ from typing import Any
 
 from models import UserMemory
 from services.core.settings import Settings
+from services.embeddings.jobs import run_embedding_backfill
 from services.embeddings.service import Embeddings, build_embeddings
 from services.embeddings.turn_context import embedded_text, model_name
 from services.remembering.memory_service import MemoryChanges, MemoryService, NewMemory
-from services.scoring.jobs import run_embedding_backfill
 from tests.factories import Services
 from tests.providers import ProviderServer
 from tests.services.embeddings.test_embeddings import embedding_settings, models_of

@@ -10,9 +10,9 @@ from sqlalchemy import update
 
 from models import UserMemory
 from services.recall.relevance import field_weights
-from services.repositories.bm25_sql import Bm25Query
 from services.repositories.neighbours import AroundHits, Neighbour, NeighbourRepository
 from services.repositories.search import SearchRepository
+from services.repositories.statements.bm25_sql import Bm25Query
 from tests.factories import Services
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)

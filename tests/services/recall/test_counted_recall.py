@@ -16,7 +16,7 @@ from services.recall.recall_service import RecallService
 from services.recall.tracked import recall_and_track
 from services.remembering.memory_service import MemoryService
 from services.repositories.memories import MemoryRepository
-from services.repositories.recall_count_sql import COUNTED_COLUMNS
+from services.repositories.statements.recall_count_sql import COUNTED_COLUMNS
 from services.scoring.scorer import ImportanceScorer
 from tests.conftest import FakeClock
 from tests.factories import Services

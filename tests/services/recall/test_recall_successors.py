@@ -1,5 +1,5 @@
 """A superseded match lends its BM25 to the memory that replaced it (RECALL_SUCCESSORS,
-services/repositories/bm25_sql.py), on both databases."""
+services/repositories/statements/bm25_sql.py), on both databases."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ import pytest
 
 from services.core.settings import Settings
 from services.recall.relevance import field_weights, idf, term_contribution
-from services.repositories.bm25_sql import Bm25Query
 from services.repositories.search import SearchRepository
+from services.repositories.statements.bm25_sql import Bm25Query
 from tests.factories import Services
 
 

@@ -1,5 +1,5 @@
 """A term held by more memories than ``bm25_term_postings`` is read only up to its cutoff
-(static pruning, services/repositories/bm25_sql.py), on both databases."""
+(static pruning, services/repositories/statements/bm25_sql.py), on both databases."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from models import UserMemory
 from services.core.settings import Settings
 from services.recall.relevance import field_weights, term_contribution
-from services.repositories.bm25_sql import LONGEST, Bm25Query
 from services.repositories.search import Bm25Result, SearchRepository
+from services.repositories.statements.bm25_sql import LONGEST, Bm25Query
 from tests.factories import Services
 
 # "tea" is in all five; lengths grow with the extra words (doc_length counts terms).

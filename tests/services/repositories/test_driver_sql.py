@@ -1,5 +1,5 @@
 """Fixed statements run as the driver's SQL on PostgreSQL return what ``session.execute``
-returns, and fail the way it fails (services/repositories/driver_sql.py), on both
+returns, and fail the way it fails (services/repositories/dialect/driver_sql.py), on both
 databases."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from models import UserMemory
-from services.repositories.dialect import dialect_of, one_of_bound
-from services.repositories.driver_sql import driver_statement, execute, fetch_all
+from services.repositories.dialect.driver_sql import driver_statement, execute, fetch_all
+from services.repositories.dialect.seam import dialect_of, one_of_bound
 from services.repositories.memories import MemoryRepository
 from tests.factories import Services
 

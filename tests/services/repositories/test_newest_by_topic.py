@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.repositories.search import SearchRepository
-from services.repositories.topic_sql import TOPICS_PER_STATEMENT
+from services.repositories.statements.topic_sql import TOPICS_PER_STATEMENT
 from tests.factories import Services
 
 

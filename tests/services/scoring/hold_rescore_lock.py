@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from services.core.db import build_engine
-from services.repositories.dialect import rescore_lock
+from services.repositories.dialect.seam import rescore_lock
 from tests.timing import scaled
 
 

@@ -22,12 +22,13 @@ from sqlalchemy import select
 from models import JobRun
 from services.core.db import Database, build_engine
 from services.core.settings import Settings
+from services.embeddings.jobs import EMBED_JOB, run_embedding_backfill
 from services.embeddings.providers import OpenAIEmbedder
 from services.embeddings.service import Embeddings
 from services.remembering.memory_service import MemoryService, NewMemory
-from services.repositories.dialect import embed_lock, rescore_lock
+from services.repositories.dialect.seam import embed_lock, rescore_lock
 from services.repositories.jobs import ABANDONED, interval_start
-from services.scoring.jobs import EMBED_JOB, RESCORE_JOB, run_embedding_backfill, run_rescore
+from services.scoring.jobs import RESCORE_JOB, run_rescore
 from services.scoring.scheduler import EMBED_START_JOB, build_scheduler
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from services.core.db import build_engine
 from services.core.schema import ROOT
-from services.repositories.dialect import rescore_lock
+from services.repositories.dialect.seam import rescore_lock
 from tests.db_backends import fresh_database, migrate
 from tests.timing import scaled, until
 
@@ -49,7 +49,7 @@ async def _cli_rescore(url: str) -> str:
     env = {**os.environ, "DATABASE_URL": url, "SCHEDULER_ENABLED": "false"}
     done = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "api.cli", "rescore", "--json"],
+        [sys.executable, "-m", "api.cli.main", "rescore", "--json"],
         cwd=ROOT,
         env=env,
         capture_output=True,
