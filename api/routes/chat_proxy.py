@@ -1,8 +1,8 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
 A chat frontend points its OpenAI base URL at ``…/v1`` and keeps its code. The person is
-named per request (``X-Jarvis-User``, else the body's ``user``) instead of in the path,
-so the key's scope is checked here, as :func:`api.auth.require_service_key` checks a
+named per request (a header, else the body's ``user``) instead of in the path, so the
+key's scope is checked here, as :func:`api.auth.require_service_key` checks a
 path's ``{user_id}``. What the model server answers reaches the client as it came: its
 status, its body, its stream, chunk by chunk. Only failures to reach it at all are
 answered in the service's error shape (502, 504); with no model server configured,
@@ -38,12 +38,13 @@ fields the service does not know (tools, images, anything) pass through untouche
 the answer (a server-sent event stream with ``stream: true``) comes back as the model
 server sent it, its errors included.
 
-The person is the ``X-Jarvis-User`` header, else the body's ``user``; the key must reach
-them. Their memories for the conversation are assembled in as ``POST
-/v1/users/{id}/context`` does, within the model's context window (PROXY_CONTEXT_TOKENS,
-PROXY_MODEL_CONTEXT_TOKENS) less ``max_tokens``. After a whole answer, the person's new
-turn (the last message, when it is theirs) is remembered under the conversation: the
-``X-Jarvis-Conversation`` header, else the frontend's ``metadata.conversation_id`` (or
+The person is the ``X-Jarvis-User`` header, else Open WebUI's ``X-OpenWebUI-User-Id``,
+else the body's ``user``; the key must reach them. Their memories for the conversation
+are assembled in as ``POST /v1/users/{id}/context`` does, within the model's context
+window (PROXY_CONTEXT_TOKENS, PROXY_MODEL_CONTEXT_TOKENS) less ``max_tokens``. After a
+whole answer, the person's new turn (the last message, when it is theirs) is remembered
+under the conversation: the ``X-Jarvis-Conversation`` header, else the frontend's own
+(Open WebUI's ``X-OpenWebUI-Chat-Id``, the body's ``metadata.conversation_id`` or
 ``chat_id``), else one derived from the first user message; the answer's
 ``X-Jarvis-Conversation`` header says which. Nothing is remembered when the model server
 fails. ``X-Jarvis-Memory: off`` forwards the request as it is and remembers nothing."""
@@ -75,10 +76,18 @@ async def chat_completions(
     x_jarvis_user: OptionalHeader = None,
     x_jarvis_conversation: OptionalHeader = None,
     x_jarvis_memory: OptionalHeader = None,
+    x_openwebui_user_id: OptionalHeader = None,
+    x_openwebui_chat_id: OptionalHeader = None,
 ) -> Response:
     """Forward a chat completion with the person's memories; remember their turn."""
     proxy = state.chat_proxy()
-    person = person_of(x_jarvis_user, body.get("user"))
+    person = person_of(
+        [
+            ("X-Jarvis-User", x_jarvis_user),
+            ("X-OpenWebUI-User-Id", x_openwebui_user_id),
+            ("user", body.get("user")),
+        ]
+    )
     if person is not None:
         authorize(scope, person, admin=False)
     memory = (x_jarvis_memory or "on").strip().lower() != "off"
@@ -90,7 +99,7 @@ async def chat_completions(
                 "body's user (or send X-Jarvis-Memory: off)"
             )
         messages = _messages(body)
-        conversation = conversation_of(x_jarvis_conversation, body, messages)
+        conversation = conversation_of(x_jarvis_conversation, x_openwebui_chat_id, body, messages)
         await ensure_schema_ready(state)
         forwarded = await proxy.with_memories(person, conversation, body)
     else:

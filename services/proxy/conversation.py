@@ -28,17 +28,18 @@ class UserRequired(InvalidInput):
     code = "user_required"
 
 
-def person_of(header: str | None, body_user: object) -> str | None:
-    """The person: the ``X-Jarvis-User`` header, else the body's ``user`` (OpenAI's
-    end-user id). The header wins when both are given: it is what the operator configured
-    for the proxy, while ``user`` is whatever id the frontend sends its model."""
-    if header is not None:
-        return _valid_id(header, "X-Jarvis-User")
-    if body_user is None:
-        return None
-    if not isinstance(body_user, str):
-        raise InvalidInput("user must be a string")
-    return _valid_id(body_user, "user")
+def person_of(named: Sequence[tuple[str, object]]) -> str | None:
+    """The person: the first of ``named`` (where, value) that is given, in the order the
+    edge lists them (``X-Jarvis-User``, a frontend's own user header, the body's
+    ``user``). The operator's header wins: ``user`` is whatever id the frontend sends
+    its model. A value that is not a valid user id is refused, naming where it was."""
+    for where, value in named:
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise InvalidInput(f"{where} must be a string")
+        return _valid_id(value, where)
+    return None
 
 
 def _valid_id(value: str, where: str) -> str:
@@ -53,22 +54,29 @@ def _digest(value: str) -> str:
 
 
 def conversation_of(
-    header: str | None, body: Mapping[str, Any], messages: Sequence[RawMessage]
+    header: str | None,
+    frontend_header: str | None,
+    body: Mapping[str, Any],
+    messages: Sequence[RawMessage],
 ) -> str:
     """The conversation the turn is remembered under.
 
     The ``X-Jarvis-Conversation`` header (refused when it is not a valid id), else the
-    frontend's own id from the body (one that is not a valid id is hashed into one),
-    else an id derived from the conversation's first user message (its first message
-    when it has none): every request of a conversation repeats that message, and a
-    system prompt would be the same for every conversation of a frontend.
+    frontend's own id: a header of its own (``frontend_header``), else one from the body
+    (an id that is not a valid one is hashed into one), else an id derived from the
+    conversation's first user message (its first message when it has none): every
+    request of a conversation repeats that message, and a system prompt would be the
+    same for every conversation of a frontend.
     """
     if header is not None:
         return _valid_id(header, "X-Jarvis-Conversation")
+    candidates: list[object] = [frontend_header]
     for path in _BODY_PATHS:
         found: Any = body
         for key in path:
             found = found.get(key) if isinstance(found, Mapping) else None
+        candidates.append(found)
+    for found in candidates:
         if isinstance(found, str | int) and not isinstance(found, bool) and str(found):
             value = str(found)
             try:

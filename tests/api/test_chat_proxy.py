@@ -10,6 +10,10 @@ from typing import Any
 
 import httpx
 
+from services.context.messages import ChatMessage
+from services.context.tokens import get_token_estimator
+from services.core.settings import Settings
+from services.proxy.messages import to_chat_messages
 from tests.api.chat_proxy_served import SERVICE_KEY
 from tests.api.conftest import ProxyFactory
 from tests.chat_upstream import (
@@ -230,3 +234,43 @@ async def test_the_service_is_an_httpx_base_url_too(served_proxy: ProxyFactory) 
             "/v1/chat/completions", json=chat("Hi"), headers={**AUTH, "X-Jarvis-User": ADA}
         )
         assert resp.json()["choices"][0]["message"]["content"] == "".join(TOKENS)
+
+
+async def test_open_webuis_user_and_chat_headers_name_the_person_and_conversation(
+    served_proxy: ProxyFactory,
+) -> None:
+    """Open WebUI with ENABLE_FORWARD_USER_INFO_HEADERS sends its user's id (a UUID)."""
+    person = "acme:0b4e8d4c-6f1a-4d0e-9a63-1f2d3c4b5a69"
+    headers = {"X-OpenWebUI-User-Id": person, "X-OpenWebUI-Chat-Id": "owui-chat-7"}
+    async with served_proxy() as served:
+        resp = await served.http.post("/v1/chat/completions", json=chat("Hi"), headers=headers)
+        assert resp.headers["x-jarvis-conversation"] == "owui-chat-7"
+        [stored] = await served.memories(person)
+        assert (stored["content"], stored["conversation_id"]) == ("Hi", "owui-chat-7")
+
+
+async def test_a_long_conversation_reaches_the_model_within_its_window(
+    served_proxy: ProxyFactory, chat_upstream: ChatUpstream, settings: Settings
+) -> None:
+    """The window less the answer's max_tokens, as context assembly counts tokens: the
+    history is shortened, the memories and the question kept."""
+    history: list[dict[str, Any]] = [{"role": "system", "content": "You are kind."}]
+    for turn in range(30):
+        role = "user" if turn % 2 == 0 else "assistant"
+        history.append({"role": role, "content": f"Turn {turn}: " + "we talked of weather " * 12})
+    question = {"role": "user", "content": "Where does my sister live?"}
+    sent: dict[str, Any] = {"model": "small", "messages": [*history, question], "user": ADA}
+    sent["max_tokens"] = 100
+    async with served_proxy(proxy_model_context_tokens={"small": 600}) as served:
+        await served.http.post(
+            f"/v1/users/{ADA}/memories", json={"content": "My sister lives in Lisbon"}
+        )
+        resp = await served.http.post("/v1/chat/completions", json=sent)
+        assert resp.status_code == 200, resp.text
+    received = chat_upstream.chats()[-1].body["messages"]
+    estimator = get_token_estimator(settings.token_estimator)
+    as_chat = [ChatMessage(m["role"], m["content"], name=m.get("name")) for m in received]
+    assert estimator.messages(as_chat) <= 500
+    assert estimator.messages(as_chat) < estimator.messages(to_chat_messages(sent["messages"]))
+    assert "Lisbon" in memory_block({"messages": received})
+    assert (received[0], received[-1]) == (history[0], question)

@@ -54,6 +54,7 @@ async def test_a_scoped_key_cannot_name_another_prefixs_person(
         for body, extra in [
             (chat("Hi", user="globex:cy"), {}),
             (chat("Hi"), {"X-Jarvis-User": "globex:cy"}),
+            (chat("Hi"), {"X-OpenWebUI-User-Id": "globex:cy"}),
             (chat("Hi", user=ADA), {"X-Jarvis-User": "globex:cy"}),
             (chat("Hi", user="globex:cy"), {"X-Jarvis-Memory": "off"}),
         ]:
