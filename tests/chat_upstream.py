@@ -5,8 +5,8 @@ a chat completion: ``answer`` (the text :data:`TOKENS`, streamed one token per e
 with ``stream``), ``tool_call`` (a call of :data:`TOOL_CALL`), ``status`` (``status``
 and :data:`ERROR_BODY`, as a provider's 429 or 500), ``hold`` (nothing until released:
 every time-out fires first, whatever the machine's speed) or ``gated`` (a stream's first
-event, then the rest only once ``gate`` is set; it notes in ``closed`` when the proxy
-hangs up on it meanwhile). Requests for :data:`INTERNAL_MODEL` (the service's own LLM
+event, then the rest only once ``gate`` is set). While it holds an answer, it notes in
+``closed`` when the proxy hangs up on it. Requests for :data:`INTERNAL_MODEL` (the service's own LLM
 calls: message scoring, summaries) are answered apart and not recorded.
 """
 
@@ -105,6 +105,7 @@ class ChatUpstream(LoopbackServer):
         self.gate = threading.Event()
         self.first_sent = threading.Event()
         self.closed = threading.Event()
+        self.arrived = threading.Event()  # a chat completion was received
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -122,6 +123,7 @@ class ChatUpstream(LoopbackServer):
                     send_json(self, 500, b'{"error": {"message": "not for the service"}}')
                     return
                 owner.requests.append(Received(self.path, body, dict(self.headers)))
+                owner.arrived.set()
                 owner.answer(self, body)
 
             def log_message(self, format: str, *args: Any) -> None:
@@ -134,7 +136,7 @@ class ChatUpstream(LoopbackServer):
         self.mode, self.status = "answer", 429
         self.requests.clear()
         self.release()
-        for event in (self.gate, self.first_sent, self.closed):
+        for event in (self.gate, self.first_sent, self.closed, self.arrived):
             event.clear()
 
     def stop(self) -> None:
@@ -151,7 +153,7 @@ class ChatUpstream(LoopbackServer):
             send_json(handler, self.status, json.dumps(ERROR_BODY).encode())
             return
         if mode == "hold":
-            self.released.wait(HOLD_SECONDS)
+            self._hold(handler, self.released)
             return
         if not body.get("stream"):
             send_json(handler, 200, json.dumps(completion(mode)).encode())
@@ -166,9 +168,18 @@ class ChatUpstream(LoopbackServer):
                 handler.wfile.flush()
                 if index == 0 and mode == "gated":
                     self.first_sent.set()
-                    while not self.gate.is_set():
-                        if _hung_up(handler.connection):
-                            self.closed.set()
-                            return
+                    if not self._hold(handler, self.gate):
+                        return
         except (BrokenPipeError, ConnectionResetError):
             self.closed.set()
+
+    def _hold(self, handler: BaseHTTPRequestHandler, until: threading.Event) -> bool:
+        """Wait for ``until`` (at most HOLD_SECONDS); False, noted in ``closed``, when the
+        proxy hangs up first."""
+        for _ in range(int(HOLD_SECONDS / 0.02)):
+            if until.wait(0.01):
+                return True
+            if _hung_up(handler.connection):
+                self.closed.set()
+                return False
+        return False

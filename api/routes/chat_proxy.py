@@ -11,20 +11,22 @@ answered in the service's error shape (502, 504); with no model server configure
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header
+from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import Response, StreamingResponse
 
 from api.auth import authorize, require_service_key
 from api.deps import StateDep, ensure_schema_ready
+from api.disconnect import until_disconnected
 from api.errors import error_responses
 from services.access.keys import KeyScope
 from services.core.errors import InvalidInput
 from services.proxy.chat_proxy import encode
 from services.proxy.conversation import UserRequired, conversation_of, person_of
-from services.proxy.upstream import PASSED_HEADERS, read, relay
+from services.proxy.upstream import PASSED_HEADERS, Upstream, read, relay
 
 router = APIRouter(prefix="/v1", tags=["chat proxy"])
 
@@ -70,6 +72,7 @@ def _passed(headers: Any) -> dict[str, str]:
     responses=error_responses(422, 502, 503, 504),
 )
 async def chat_completions(
+    request: Request,
     body: Annotated[dict[str, Any], Body()],
     state: StateDep,
     scope: Scope,
@@ -104,27 +107,37 @@ async def chat_completions(
         forwarded = await proxy.with_memories(person, conversation, body)
     else:
         forwarded = proxy.passthrough(body)
-    upstream = await proxy.upstream.open("POST", "/chat/completions", encode(forwarded))
-    headers = _passed(upstream.headers)
-    if conversation is not None:
-        headers["X-Jarvis-Conversation"] = conversation
-    if not upstream.is_success:
-        return Response(await read(upstream), upstream.status_code, headers)
     remember = None
     if person is not None and conversation is not None:
         remember = partial(proxy.remember_turn, person, conversation, _messages(body))
-    if upstream.headers.get("content-type", "").startswith("text/event-stream"):
+    headers = {"X-Jarvis-Conversation": conversation} if conversation is not None else {}
+    return await until_disconnected(
+        request, _answer(proxy.upstream, encode(forwarded), headers, remember)
+    )
 
-        async def nothing() -> None:
-            return None
 
-        return StreamingResponse(
-            relay(upstream, remember or nothing), upstream.status_code, headers
-        )
-    content = await read(upstream)
+async def _answer(
+    upstream: Upstream,
+    forwarded: bytes,
+    headers: dict[str, str],
+    remember: Callable[[], Awaitable[None]] | None,
+) -> Response:
+    """The model server's answer as it came: its error, its stream relayed, or its whole
+    body; ``remember`` runs once the answer is whole (never after an error)."""
+    answer = await upstream.open("POST", "/chat/completions", forwarded)
+    headers = {**_passed(answer.headers), **headers}
+    if not answer.is_success:
+        return Response(await read(answer), answer.status_code, headers)
+    if answer.headers.get("content-type", "").startswith("text/event-stream"):
+        return StreamingResponse(relay(answer, remember or _nothing), answer.status_code, headers)
+    content = await read(answer)
     if remember is not None:
         await remember()
-    return Response(content, upstream.status_code, headers)
+    return Response(content, answer.status_code, headers)
+
+
+async def _nothing() -> None:
+    return None
 
 
 @router.get("/models", responses=error_responses(502, 503, 504))

@@ -4,13 +4,14 @@ learns it as from the model server itself, and nothing is remembered."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import openai
 import pytest
 
 from tests.api.conftest import ProxyFactory
 from tests.api.helpers import assert_error
-from tests.chat_upstream import ERROR_BODY, ChatUpstream, stream_events
+from tests.chat_upstream import ERROR_BODY, HOLD_SECONDS, ChatUpstream, stream_events
 from tests.providers import GIVE_UP_TIMEOUT
 from tests.timing import scaled
 
@@ -79,7 +80,8 @@ async def test_the_persons_cancellation_closes_the_upstream_request(
     served_proxy: ProxyFactory, chat_upstream: ChatUpstream
 ) -> None:
     chat_upstream.mode = "gated"
-    async with served_proxy() as served:
+    # Its time-out is longer than the test waits: only the hang-up can close the request.
+    async with served_proxy(proxy_timeout=HOLD_SECONDS) as served:
         async with served.http.stream(
             "POST", "/v1/chat/completions", json=chat("I keep bees", stream=True)
         ) as resp:
@@ -119,3 +121,21 @@ async def test_a_request_memory_cannot_serve_is_refused_in_the_services_shape(
         )
         assert_error(resp, 422, "invalid_input")
     assert chat_upstream.chats() == []
+
+
+async def test_the_persons_cancellation_of_a_whole_answer_closes_the_upstream_request(
+    served_proxy: ProxyFactory, chat_upstream: ChatUpstream
+) -> None:
+    """Not streamed: the proxy waits for the whole answer, and stops when the client goes
+    (long before its own time-out, which is longer than the test waits)."""
+    chat_upstream.mode = "hold"
+    async with served_proxy(proxy_timeout=HOLD_SECONDS) as served:
+        asking = asyncio.create_task(
+            served.http.post("/v1/chat/completions", json=chat("I keep bees"))
+        )
+        assert await asyncio.to_thread(chat_upstream.arrived.wait, scaled(10))
+        asking.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asking
+        assert await asyncio.to_thread(chat_upstream.closed.wait, scaled(10))
+        assert await served.memories(ADA) == []
