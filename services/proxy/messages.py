@@ -60,6 +60,7 @@ def to_chat_messages(raw: Sequence[RawMessage]) -> list[ChatMessage]:
     messages = []
     for index, message in enumerate(raw):
         role = str(message.get("role", ""))
+        # A role no one here knows is weighed as the person's words.
         role = _ROLE_FOR.get(role, role) if role in ROLES or role in _ROLE_FOR else "user"
         text = message_text(message)
         calls = message.get("tool_calls") or message.get("function_call")

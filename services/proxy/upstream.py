@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 # The last event of an OpenAI stream, at the start of a line of a chunk.
 _DONE: Final = re.compile(rb"(?:^|\n)data: ?\[DONE\]")
 # Headers of the upstream's answer that say what the body is; the others (lengths,
-# encodings, connection handling) belong to one hop.
-PASSED_HEADERS: Final = ("content-type", "cache-control", "openai-processing-ms", "x-request-id")
+# encodings, connection handling) belong to one hop, and X-Request-ID is the service's own.
+PASSED_HEADERS: Final = ("content-type", "cache-control", "openai-processing-ms")
 
 
 class Upstream:
