@@ -13,10 +13,12 @@ would be recalled as if they were the person's knowledge), and a streamed answer
 have to be rebuilt from its chunks.
 
 Each step is a unit of work of its own: no transaction is open while the model answers,
-which may take minutes (SQLite's write lock, PostgreSQL's connections). Memory never
-stands in the answer's way: a conversation context assembly refuses (a message over its
-size limits, a window too small for the last message) goes to the model as it came, and
-a turn that cannot be stored is logged; both are logged as warnings.
+which may take minutes (SQLite's write lock, PostgreSQL's connections). Memory stands in
+the answer's way as little as it can: a conversation context assembly refuses (a
+message over its size limits, a window too small for the last message) goes to the
+model as it came, and a turn that cannot be stored after a whole answer is logged, never
+answered as an error. Only a database that fails before the model is asked fails the
+request (503 ``database_busy``, which clients retry).
 """
 
 from __future__ import annotations
@@ -118,3 +120,7 @@ class ChatProxy:
                 await self._memories(session).add(person, item)
         except InvalidInput as exc:
             log.warning("chat proxy: the turn was not remembered: %s", exc.message)
+        except Exception:
+            # The answer is whole and the client has it or is about to: a busy or failing
+            # database must not turn it into an error the client would retry.
+            log.exception("chat proxy: the turn was not remembered")
