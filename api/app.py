@@ -20,6 +20,7 @@ from api.observability.metrics import AppMetrics, RequestMetrics, serve_metrics_
 from api.observability.request_logging import install_request_id
 from api.routes import (
     admin,
+    chat_proxy,
     context,
     conversations_admin,
     health,
@@ -85,6 +86,8 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
                 bound[0].server_close()
             # Before the database goes: a job still running would write to it.
             await services.background.close()
+            if services.upstream is not None:
+                await services.upstream.aclose()
             if db is None:
                 await database.dispose()
 
@@ -112,6 +115,7 @@ def create_app(settings: Settings, *, db: Database | None = None, clock: Clock =
     app.include_router(messages.router, dependencies=v1, responses=auth_errors)
     app.include_router(context.router, dependencies=v1, responses=auth_errors)
     app.include_router(users.router, dependencies=v1, responses=auth_errors)
+    app.include_router(chat_proxy.router, dependencies=v1, responses=auth_errors)
     app.include_router(admin.router)
     app.include_router(conversations_admin.router)
     app.include_router(moved.router, dependencies=v1)  # 410s, for any valid key

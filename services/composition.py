@@ -32,6 +32,9 @@ from services.core.db import Database
 from services.core.settings import Settings
 from services.embeddings.backfill import BackfillLoop
 from services.embeddings.service import Embeddings, build_embeddings
+from services.proxy.chat_proxy import ChatProxy
+from services.proxy.errors import UpstreamNotConfigured
+from services.proxy.upstream import Upstream
 from services.recall.ranking.rerank import HttpReranker
 from services.recall.recall_service import RecallService
 from services.remembering.memory_service import MemoryService
@@ -54,6 +57,8 @@ class Services:
     # Optional providers (off by default): built once, the local model loads once.
     embeddings: Embeddings | None = field(init=False)
     reranker: HttpReranker | None = field(init=False)
+    # The chat proxy's model server (LLM_BASE_URL); None while none is configured.
+    upstream: Upstream | None = field(init=False)
     # What context requests recalled, per normalised query and the user's write version.
     knowledge_cache: KnowledgeCache[Recalled] = field(init=False)
     # Seed 000's background scoring; the edge that serves starts and stops its worker.
@@ -66,6 +71,7 @@ class Services:
         self.llm = ChatCompletionsClient.from_settings(self.settings)
         self.embeddings = build_embeddings(self.settings)
         self.reranker = HttpReranker.from_settings(self.settings)
+        self.upstream = Upstream.from_settings(self.settings)
         self.knowledge_cache = KnowledgeCache(
             self.settings.context_cache_ttl_seconds, self.settings.context_cache_size
         )
@@ -168,3 +174,14 @@ class Services:
             cache=self.knowledge_cache,
             background=self.background,
         )
+
+    def chat_proxy(self) -> ChatProxy:
+        """The memory proxy in front of the configured model; it opens its own units of
+        work (none stays open while the model answers). Refuses with 503
+        ``llm_not_configured`` while no LLM_BASE_URL is set."""
+        if self.upstream is None:
+            raise UpstreamNotConfigured(
+                "no model server is configured: set LLM_BASE_URL (and LLM_API_KEY) to use "
+                "the chat proxy"
+            )
+        return ChatProxy(self.db, self.settings, self.upstream, self.context, self.memories)

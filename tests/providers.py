@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.loopback import send_json
+from tests.loopback import LoopbackServer, send_json
 from tests.timing import scaled
 
 CONCEPTS: dict[str, int] = {
@@ -71,14 +70,13 @@ def toy_relevance(query: str, document: str) -> float:
     return len(wanted & found) / len(wanted) if wanted else 0.0
 
 
-class ProviderServer:
+class ProviderServer(LoopbackServer):
     """One loopback server answering ``/v1/embeddings`` and ``/v1/rerank``."""
 
     def __init__(self) -> None:
         self.mode = "ok"
         self.fail_after: int | None = None  # answer this many requests, then fail
         self.requests: list[tuple[str, dict[str, Any]]] = []
-        self.released = threading.Event()  # lets held ("slow") answers go
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -93,28 +91,7 @@ class ProviderServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> ProviderServer:
-        self.thread.start()
-        return self
-
-    def release(self) -> None:
-        """Let every held answer go, and hold the next ones again."""
-        self.released.set()
-        self.released = threading.Event()
-
-    def stop(self) -> None:
-        self.release()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
     def paths(self) -> list[str]:
         return [path for path, _ in self.requests]

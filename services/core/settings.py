@@ -596,6 +596,32 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(default=None, description="bearer key for the LLM")
     llm_timeout: float = Field(default=10.0, gt=0, description="seconds per LLM call")
 
+    # The OpenAI-compatible memory proxy (POST /v1/chat/completions, docs/chat-proxy.md)
+    # forwards to llm_base_url with llm_api_key; these say how.
+    proxy_model_map: dict[str, str] = Field(
+        default_factory=dict,
+        description="model names a frontend sends to the proxy, mapped to the upstream's "
+        "(JSON); an unlisted name is forwarded as sent",
+    )
+    proxy_context_tokens: int = Field(
+        default=16_384,
+        ge=1,
+        le=10_000_000,
+        description="the model's context window for the proxy's context assembly (its "
+        "max_tokens is left free for the answer)",
+    )
+    proxy_model_context_tokens: dict[str, Annotated[int, Field(ge=1, le=10_000_000)]] = Field(
+        default_factory=dict,
+        description="context windows per model name as the frontend sends it (JSON); "
+        "others use PROXY_CONTEXT_TOKENS",
+    )
+    proxy_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="seconds the proxy waits for the upstream to connect, answer, or send "
+        "the next chunk of a stream",
+    )
+
     # Message importance scoring, seed 000.
     message_score_llm_threshold: float = Field(
         default=0.7,

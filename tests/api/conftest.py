@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -12,7 +13,10 @@ from asgi_lifespan import LifespanManager
 from api.app import create_app
 from services.core.db import Database
 from services.core.settings import Settings
+from tests.api.chat_proxy_served import SERVICE_KEY, ServedProxy, serving
+from tests.chat_upstream import INTERNAL_MODEL, ChatUpstream
 from tests.conftest import FakeClock
+from tests.providers import ANSWER_TIMEOUT
 
 AppFactory = Callable[..., Awaitable[httpx.AsyncClient]]
 
@@ -35,3 +39,41 @@ async def app_with(db: Database, settings: Settings, clock: FakeClock) -> AsyncI
     for manager, http in reversed(opened):
         await http.aclose()
         await manager.__aexit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def chat_upstream() -> Iterator[ChatUpstream]:
+    """The loopback OpenAI-compatible model server (tests/chat_upstream.py)."""
+    server = ChatUpstream().start()
+    yield server
+    server.stop()
+
+
+ProxyFactory = Callable[..., contextlib.AbstractAsyncContextManager[ServedProxy]]
+
+
+@pytest.fixture
+def served_proxy(
+    db: Database, settings: Settings, clock: FakeClock, chat_upstream: ChatUpstream
+) -> Iterator[ProxyFactory]:
+    """Serve the app with the chat proxy in front of ``chat_upstream`` (reset: answering
+    normally, nothing recorded), some settings changed: ``async with
+    served_proxy(proxy_timeout=0.2) as served``."""
+    chat_upstream.reset()
+    proxied = settings.model_copy(
+        update={
+            "llm_base_url": chat_upstream.base_url,
+            "llm_model": INTERNAL_MODEL,
+            "jarvis_api_keys": [SERVICE_KEY],
+            "proxy_timeout": ANSWER_TIMEOUT,
+            # The service's own LLM calls (message scoring) are not what these test.
+            "message_score_llm_threshold": 0.0,
+        }
+    )
+
+    def serve(**changes: Any) -> contextlib.AbstractAsyncContextManager[ServedProxy]:
+        app = create_app(proxied.model_copy(update=changes), db=db, clock=clock)
+        return serving(app)
+
+    yield serve
+    chat_upstream.reset()

@@ -40,6 +40,10 @@ CHECKS = [
 # Cases per operation and mode: some 26 operations x (4 + 3), a few hundred requests per
 # backend in all, to keep make test within its time.
 EXAMPLES = {GenerationMode.POSITIVE: 4, GenerationMode.NEGATIVE: 3}
+# The chat proxy answers whatever the model server answers (its statuses, bodies and
+# streams), which no document of this service can describe; without a model server it is
+# always 503 llm_not_configured. tests/api/test_chat_proxy*.py test it against one.
+PASSED_THROUGH = frozenset({"POST /v1/chat/completions", "GET /v1/models"})
 
 
 def run_every_operation(url: str) -> tuple[int, dict[str, str]]:
@@ -59,6 +63,8 @@ def run_every_operation(url: str) -> tuple[int, dict[str, str]]:
             # An operation the document describes wrongly is itself a failure.
             assert isinstance(result, Ok), result.err()
             operation = result.ok()
+            if operation.label in PASSED_THROUGH:
+                continue
             for mode, examples in EXAMPLES.items():
 
                 @hypothesis.given(case=operation.as_strategy(generation_mode=mode))
