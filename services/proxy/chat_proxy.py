@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.context.context_service import ContextRequest, ContextService
+from services.context.assembly.service import ContextRequest, ContextService
 from services.core.db import Database
 from services.core.errors import InvalidInput
 from services.core.settings import Settings

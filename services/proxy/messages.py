@@ -21,8 +21,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from services.context.assembly import AssembledContext
-from services.context.messages import ROLES, ChatMessage
+from services.context.assembly.assembler import AssembledContext
+from services.context.shared.messages import ROLES, ChatMessage
 
 RawMessage = Mapping[str, Any]
 

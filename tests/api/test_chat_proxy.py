@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from services.context.messages import ChatMessage
-from services.context.tokens import get_token_estimator
+from services.context.shared.messages import ChatMessage
+from services.context.shared.tokens import get_token_estimator
 from services.core.settings import Settings
 from services.proxy.messages import to_chat_messages
 from tests.api.chat_proxy_served import SERVICE_KEY

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from services.context.assembly import AssembledContext, memory_block
-from services.context.messages import ChatMessage
+from services.context.assembly.assembler import AssembledContext, memory_block
+from services.context.shared.messages import ChatMessage
 from services.core.errors import InvalidInput
 from services.proxy.conversation import conversation_of, person_of
 from services.proxy.messages import (
