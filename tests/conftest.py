@@ -1,6 +1,7 @@
 """Fixtures: every database test runs on SQLite and, with TEST_DATABASE_URL, PostgreSQL.
 
-Each run migrates one fresh database per backend through the real Alembic env.py.
+Each run (each xdist worker) migrates one fresh database per backend through the real
+Alembic env.py, once, and keeps it to the end (``_Backends``).
 Each test gets one connection inside an outer transaction; the service's units of work
 become savepoints on it, and everything is rolled back at the end.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -99,22 +101,54 @@ def analyzer() -> TextAnalyzer:
     return built
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-async def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
-    backend: str = request.param
-    tmp: Path = tmp_path_factory.mktemp(backend)
-    async with fresh_database(backend, tmp) as url:
-        await migrate(url)
-        yield url
+class _Backends:
+    """Each backend's migrated database and its engine, made the first time a test asks
+    for that backend and kept until the session (the xdist worker's) ends.
+
+    ``database_url`` is a parametrized session fixture, and pytest tears such a fixture
+    down whenever the parameter changes: under ``--dist loadfile`` a worker runs a file's
+    SQLite tests, then its PostgreSQL ones, then the next file's SQLite ones, so every
+    file re-made and re-migrated both databases (some 3 s a file, over 100 files). The
+    tests already share one database per backend across files when run without xdist:
+    each test's writes are rolled back, and the few that commit delete what they wrote.
+    """
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, stack: AsyncExitStack) -> None:
+        self._tmp = tmp_path_factory
+        self._stack = stack
+        self._urls: dict[str, str] = {}
+        self._engines: dict[str, AsyncEngine] = {}
+
+    async def url(self, backend: str) -> str:
+        if backend not in self._urls:
+            tmp: Path = self._tmp.mktemp(backend)
+            url = await self._stack.enter_async_context(fresh_database(backend, tmp))
+            await migrate(url)
+            self._urls[backend] = url
+        return self._urls[backend]
+
+    def engine(self, url: str) -> AsyncEngine:
+        if url not in self._engines:
+            built = build_engine(url)
+            self._stack.push_async_callback(built.dispose)  # before its database is dropped
+            self._engines[url] = built
+        return self._engines[url]
 
 
 @pytest.fixture(scope="session")
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    built = build_engine(database_url)
-    yield built
-    await built.dispose()
+async def _backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[_Backends]:
+    async with AsyncExitStack() as stack:
+        yield _Backends(tmp_path_factory, stack)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+async def database_url(request: pytest.FixtureRequest, _backends: _Backends) -> str:
+    return await _backends.url(request.param)
+
+
+@pytest.fixture(scope="session")
+def engine(database_url: str, _backends: _Backends) -> AsyncEngine:
+    return _backends.engine(database_url)
 
 
 @pytest.fixture
