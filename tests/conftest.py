@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.dependencies import models as fastapi_dependency_models
 from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -74,6 +75,31 @@ def _statements_built_by_this_session() -> None:
     scoring_sql._BUILT.clear()
     recall_count_sql._BUILT.clear()
     driver_sql.driver_statement.cache_clear()
+
+
+# FastAPI remembers whether each dependency callable is a generator or a coroutine in
+# module-level LRU caches of 4,096 entries. Every app the tests build adds its own closures
+# (about four), and through them keeps the whole app alive: some 7,000 objects each, for
+# the next thousand apps. A worker builds over a thousand, so its heap grew past a
+# million objects, and a test that starts an app as served (tests/api/test_batch_stall.py,
+# the startup freeze's gc.collect()) walked them all: 5-12 s of setup each in a full run.
+_FASTAPI_CALLABLE_CACHES = [
+    cached
+    for name in (
+        "_is_gen_callable_cached",
+        "_is_async_gen_callable_cached",
+        "_is_coroutine_callable_cached",
+    )
+    if (cached := getattr(fastapi_dependency_models, name, None)) is not None
+]
+
+
+@pytest.fixture(autouse=True)
+def _apps_let_go() -> Iterator[None]:
+    """After each test, FastAPI forgets the callables of the apps it built."""
+    yield
+    for cached in _FASTAPI_CALLABLE_CACHES:
+        cached.cache_clear()
 
 
 @pytest.fixture
