@@ -26,7 +26,7 @@ from services.core.db import Database, build_engine
 from services.core.settings import Settings
 from services.repositories import driver_sql, recall_count_sql, scoring_sql
 from services.text.analysis import TextAnalyzer
-from tests.db_backends import fresh_database, migrate, postgres_server_url
+from tests.db_backends import drop_templates, fresh_database, migrate, postgres_server_url
 from tests.factories import Services
 from tests.providers import ProviderServer
 from tests.timing import lifespan
@@ -165,6 +165,13 @@ class _Backends:
 async def _backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[_Backends]:
     async with AsyncExitStack() as stack:
         yield _Backends(tmp_path_factory, stack)
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _templates_dropped() -> AsyncIterator[None]:
+    """The databases that tests/db_backends.py's migrated_copy copies go with the session."""
+    yield
+    await drop_templates()
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
