@@ -6,6 +6,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SCALE ?= small
 # pytest workers for `make test` (pytest-xdist; a file's tests stay on one worker). CI has 2 cores.
+# Files are handed out in collection order (--no-loadscope-reorder): xdist's default order,
+# by number of tests, left the one-test files that run longest (the bench smoke test,
+# 100 s) for last, and one worker ran some 85 s after the other had finished.
 TEST_WORKERS ?= 2
 # Where the LoCoMo and MemoryBank datasets are read from (never copied into the project).
 DATASETS ?= ../shared/datasets
@@ -39,7 +42,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy .
 
 test: lint typecheck ## ruff, import layers, mypy, then pytest on $(TEST_WORKERS) workers (SQLite + $$TEST_DATABASE_URL)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -p no:cacheprovider $(PYTEST_COV); \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -p no:cacheprovider $(PYTEST_COV); \
 	status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
 # Coverage's tracer makes the suite about 1.5 times slower, so `make test` leaves it out.

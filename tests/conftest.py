@@ -1,6 +1,7 @@
 """Fixtures: every database test runs on SQLite and, with TEST_DATABASE_URL, PostgreSQL.
 
-Each run migrates one fresh database per backend through the real Alembic env.py.
+Each run (each xdist worker) migrates one fresh database per backend through the real
+Alembic env.py, once, and keeps it to the end (``_Backends``).
 Each test gets one connection inside an outer transaction; the service's units of work
 become savepoints on it, and everything is rolled back at the end.
 """
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.dependencies import models as fastapi_dependency_models
 from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -24,7 +27,7 @@ from services.core.settings import Settings
 from services.repositories.dialect import driver_sql
 from services.repositories.statements import recall_count_sql, scoring_sql
 from services.text.analysis import TextAnalyzer
-from tests.db_backends import fresh_database, migrate, postgres_server_url
+from tests.db_backends import drop_templates, fresh_database, migrate, postgres_server_url
 from tests.factories import Services
 from tests.providers import ProviderServer
 from tests.timing import lifespan
@@ -75,6 +78,31 @@ def _statements_built_by_this_session() -> None:
     driver_sql.driver_statement.cache_clear()
 
 
+# FastAPI remembers whether each dependency callable is a generator or a coroutine in
+# module-level LRU caches of 4,096 entries. Every app the tests build adds its own closures
+# (about four), and through them keeps the whole app alive: some 7,000 objects each, for
+# the next thousand apps. A worker builds over a thousand, so its heap grew past a
+# million objects, and a test that starts an app as served (tests/api/test_batch_stall.py,
+# the startup freeze's gc.collect()) walked them all: 5-12 s of setup each in a full run.
+_FASTAPI_CALLABLE_CACHES = [
+    cached
+    for name in (
+        "_is_gen_callable_cached",
+        "_is_async_gen_callable_cached",
+        "_is_coroutine_callable_cached",
+    )
+    if (cached := getattr(fastapi_dependency_models, name, None)) is not None
+]
+
+
+@pytest.fixture(autouse=True)
+def _apps_let_go() -> Iterator[None]:
+    """After each test, FastAPI forgets the callables of the apps it built."""
+    yield
+    for cached in _FASTAPI_CALLABLE_CACHES:
+        cached.cache_clear()
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
@@ -100,22 +128,61 @@ def analyzer() -> TextAnalyzer:
     return built
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-async def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
-    backend: str = request.param
-    tmp: Path = tmp_path_factory.mktemp(backend)
-    async with fresh_database(backend, tmp) as url:
-        await migrate(url)
-        yield url
+class _Backends:
+    """Each backend's migrated database and its engine, made the first time a test asks
+    for that backend and kept until the session (the xdist worker's) ends.
+
+    ``database_url`` is a parametrized session fixture, and pytest tears such a fixture
+    down whenever the parameter changes: under ``--dist loadfile`` a worker runs a file's
+    SQLite tests, then its PostgreSQL ones, then the next file's SQLite ones, so every
+    file re-made and re-migrated both databases (some 3 s a file, over 100 files). The
+    tests already share one database per backend across files when run without xdist:
+    each test's writes are rolled back, and the few that commit delete what they wrote.
+    """
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, stack: AsyncExitStack) -> None:
+        self._tmp = tmp_path_factory
+        self._stack = stack
+        self._urls: dict[str, str] = {}
+        self._engines: dict[str, AsyncEngine] = {}
+
+    async def url(self, backend: str) -> str:
+        if backend not in self._urls:
+            tmp: Path = self._tmp.mktemp(backend)
+            url = await self._stack.enter_async_context(fresh_database(backend, tmp))
+            await migrate(url)
+            self._urls[backend] = url
+        return self._urls[backend]
+
+    def engine(self, url: str) -> AsyncEngine:
+        if url not in self._engines:
+            built = build_engine(url)
+            self._stack.push_async_callback(built.dispose)  # before its database is dropped
+            self._engines[url] = built
+        return self._engines[url]
 
 
 @pytest.fixture(scope="session")
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    built = build_engine(database_url)
-    yield built
-    await built.dispose()
+async def _backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[_Backends]:
+    async with AsyncExitStack() as stack:
+        yield _Backends(tmp_path_factory, stack)
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _templates_dropped() -> AsyncIterator[None]:
+    """The databases that tests/db_backends.py's migrated_copy copies go with the session."""
+    yield
+    await drop_templates()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+async def database_url(request: pytest.FixtureRequest, _backends: _Backends) -> str:
+    return await _backends.url(request.param)
+
+
+@pytest.fixture(scope="session")
+def engine(database_url: str, _backends: _Backends) -> AsyncEngine:
+    return _backends.engine(database_url)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.db_backends import fresh_database, migrate
+from tests.db_backends import migrated_copy
 from tests.timing import scaled
 
 SERVICE_KEY = "test-service-key"
@@ -96,7 +96,7 @@ def running_server(database_url: str, cwd: Path) -> Iterator[LiveServer]:
 
 @contextlib.asynccontextmanager
 async def migrated_database(backend: str, tmp: Path) -> AsyncIterator[str]:
-    """A fresh database of ``backend`` at the migrations' head; dropped afterwards."""
-    async with fresh_database(backend, tmp) as url:
-        await migrate(url)
+    """A fresh database of ``backend`` at the migrations' head (a copy of one migrated
+    once per process); dropped afterwards."""
+    async with migrated_copy(backend, tmp) as url:
         yield url

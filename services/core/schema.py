@@ -37,15 +37,19 @@ async def migrate(url: str, revision: str = "head") -> None:
 
 
 @asynccontextmanager
-async def scratch_postgres_database(server_url: str, prefix: str) -> AsyncIterator[str]:
-    """A new, empty database ``<prefix>_<random>`` on a server; dropped afterwards."""
+async def scratch_postgres_database(
+    server_url: str, prefix: str, template: str | None = None
+) -> AsyncIterator[str]:
+    """A new database ``<prefix>_<random>`` on a server, empty or a copy of the database
+    ``template`` (which nothing may be connected to); dropped afterwards."""
     server = make_url(server_url).set(drivername="postgresql+asyncpg")
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = build_engine(server.set(database="postgres").render_as_string(hide_password=False))
     try:
         async with admin.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            await conn.execute(text(f'CREATE DATABASE "{name}"'))
+            copied = f' TEMPLATE "{template}"' if template else ""
+            await conn.execute(text(f'CREATE DATABASE "{name}"{copied}'))
         try:
             yield server.set(database=name).render_as_string(hide_password=False)
         finally:

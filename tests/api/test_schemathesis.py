@@ -27,7 +27,7 @@ from schemathesis.python.asgi import shutdown_lifespans
 from api.app import create_app
 from services.core.settings import Settings
 from tests.conftest import BACKENDS
-from tests.db_backends import fresh_database, migrate
+from tests.db_backends import migrated_copy
 
 KEY = "schemathesis-admin-key"
 CHECKS = [
@@ -96,8 +96,7 @@ def run_every_operation(url: str) -> tuple[int, dict[str, str]]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_every_operation_answers_as_its_schema_says(backend: str, tmp_path: Path) -> None:
-    async with fresh_database(backend, tmp_path) as url:
-        await migrate(url)
+    async with migrated_copy(backend, tmp_path) as url:
         sent, failures = await asyncio.to_thread(run_every_operation, url)
     assert not failures, "\n\n".join(f"{k}:\n{v}" for k, v in failures.items())
     assert sent >= 100  # every operation was exercised, not skipped

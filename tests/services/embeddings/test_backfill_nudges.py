@@ -30,7 +30,7 @@ from services.repositories.embeddings import EmbeddingRepository
 from services.scoring.scheduler import build_scheduler
 from services.text.analysis import TextAnalyzer
 from tests.conftest import BACKENDS, FakeClock
-from tests.db_backends import fresh_database, migrate
+from tests.db_backends import migrated_copy
 from tests.providers import ANSWER_TIMEOUT, ProviderServer
 from tests.services.core.pg_waits import backend_pid, blocked_by
 
@@ -251,8 +251,7 @@ def test_the_scheduler_is_asked_for_a_run_only_when_none_is_under_way(
 @pytest.fixture(params=BACKENDS)
 async def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A database of its own that two "processes" open (real commits, dropped after)."""
-    async with fresh_database(request.param, tmp_path) as url:
-        await migrate(url)
+    async with migrated_copy(request.param, tmp_path) as url:
         yield url
 
 

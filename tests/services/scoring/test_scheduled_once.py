@@ -38,10 +38,9 @@ from tests.providers import ANSWER_TIMEOUT, ProviderServer
 @pytest.fixture(params=BACKENDS)
 async def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A database of its own that two "processes" open (real commits, dropped after)."""
-    from tests.db_backends import fresh_database, migrate
+    from tests.db_backends import migrated_copy
 
-    async with fresh_database(request.param, tmp_path) as url:
-        await migrate(url)
+    async with migrated_copy(request.param, tmp_path) as url:
         yield url
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from services.core.db import build_engine
 from services.core.schema import ROOT
 from services.repositories.dialect.seam import rescore_lock
-from tests.db_backends import fresh_database, migrate
+from tests.db_backends import fresh_database, migrated_copy
 from tests.timing import scaled, until
 
 
@@ -64,8 +64,7 @@ async def _cli_rescore(url: str) -> str:
 async def test_a_run_in_another_process_is_skipped_while_one_holds_the_lock(
     tmp_path: Path,
 ) -> None:
-    async with fresh_database("sqlite", tmp_path) as url:
-        await migrate(url)
+    async with migrated_copy("sqlite", tmp_path) as url:
         process, held, release = _holder(url, tmp_path)
         try:
             assert await _wait_held(held) == "acquired"
@@ -77,8 +76,7 @@ async def test_a_run_in_another_process_is_skipped_while_one_holds_the_lock(
 
 
 async def test_a_holder_killed_mid_run_leaves_no_stale_lock(tmp_path: Path) -> None:
-    async with fresh_database("sqlite", tmp_path) as url:
-        await migrate(url)
+    async with migrated_copy("sqlite", tmp_path) as url:
         process, held, _ = _holder(url, tmp_path)
         assert await _wait_held(held) == "acquired"
         process.send_signal(signal.SIGKILL)
