@@ -53,8 +53,11 @@ fmt: $(STAMP)
 migrate: $(STAMP)
 	$(BIN)/alembic upgrade head
 
+# The new file is numbered after the last one, so the files sort in upgrade order.
 revision: $(STAMP) ## make revision m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
+	cd migrations/versions && next=$$(printf '%04d' $$(($$(ls [0-9][0-9][0-9][0-9]_*.py | wc -l) + 1))) && \
+	for f in $$(ls *.py | grep -v '^[0-9]\{4\}_'); do mv "$$f" "$${next}_$$f"; done
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
 	$(BIN)/python -m evals locomo --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
