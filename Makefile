@@ -11,16 +11,37 @@ TEST_WORKERS ?= 2
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
+.PHONY: run test lock coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall whenever pyproject.toml changes (the stamp name carries its checksum).
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# Reinstall whenever pyproject.toml changes (the stamp name carries its checksum) or the
+# lock does. The versions are the lock's (hash-checked), so two installs a month apart are
+# the same; the project itself goes on top without resolving anything again.
+$(STAMP): $(BIN)/python pyproject.toml requirements-test.lock
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-test.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
+
+# pip-tools in a venv of its own, so it is no part of what the lock pins.
+LOCK_TOOLS := $(VENV)/lock-tools
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOLS)/bin/pip-compile --quiet \
+	--generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links
+
+$(LOCK_TOOLS)/bin/pip-compile:
+	$(PYTHON) -m venv $(LOCK_TOOLS)
+	$(LOCK_TOOLS)/bin/python -m pip install --quiet pip-tools==7.6.2
+
+# requirements.lock: the service alone (a deployment installs it, then the project with
+# --no-deps); requirements-test.lock: the service and the test extra, with the same pins
+# (make run and make test install it). Pins already in a lock stay unless pyproject.toml
+# rules them out; UPGRADE=1 takes the newest versions pyproject.toml allows.
+lock: $(LOCK_TOOLS)/bin/pip-compile ## regenerate requirements.lock and requirements-test.lock from pyproject.toml (UPGRADE=1: newest allowed versions)
+	$(PIP_COMPILE) $(if $(UPGRADE),--upgrade,) --output-file requirements.lock pyproject.toml
+	$(PIP_COMPILE) $(if $(UPGRADE),--upgrade,) --extra test --constraint requirements.lock \
+		--output-file requirements-test.lock pyproject.toml
 
 # Semantic recall across Chinese and English (the bundled multilingual model, installed
 # with the test extra) is on in `make run`; docs/embeddings.md says why, with numbers.
