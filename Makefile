@@ -7,7 +7,8 @@ PORT ?= 8000
 SCALE ?= small
 # pytest workers for `make test` (pytest-xdist; a file's tests stay on one worker). CI has 2 cores.
 TEST_WORKERS ?= 2
-# Where the LoCoMo and MemoryBank datasets are read from (never copied into the project).
+# Where the LoCoMo and MemoryBank datasets are read from (never copied into the project);
+# docs/evaluation.md gives their source, licence and the layout this folder must hold.
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
