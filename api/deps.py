@@ -24,8 +24,8 @@ async def get_state(request: Request) -> Services:
     Every dependency here is ``async def``, though none awaits anything but another:
     FastAPI runs a plain ``def`` dependency in its thread pool, a thread hop per
     dependency per request. A recall paid two (this and the key check), an add three;
-    they were 0.3 of the 2.1 ms the in-process HTTP layer added to a recall (py-spy,
-    issue 5). A dependency that blocks would have to stay ``def``.
+    they were 0.3 of the 2.1 ms the in-process HTTP layer added to a recall (py-spy).
+    A dependency that blocks would have to stay ``def``.
     """
     state: Services = request.app.state.jarvis
     return state
@@ -36,8 +36,8 @@ StateDep = Annotated[Services, Depends(get_state)]
 
 async def ensure_schema_ready(state: Services) -> None:
     """Refuse with 503 ``not_ready`` until the schema is found at head (then never
-    checked again): every write of an unmigrated database was a 500 "no such table"
-    (issue 29). Every entry point that opens units of work calls this first."""
+    checked again): every write of an unmigrated database was a 500 "no such table".
+    Every entry point that opens units of work calls this first."""
     if state.schema_ready:
         return
     readiness = await check_readiness(state.db)
@@ -54,7 +54,7 @@ async def get_session(state: StateDep) -> AsyncIterator[AsyncSession]:
     default scope (``"request"``) exits only after the response has gone out: the client
     was told 201 for a write another connection could not see yet, and a COMMIT that then
     failed (a busy SQLite, a PostgreSQL serialization failure or deadlock, a full disk)
-    lost a write the client believed stored, with no error it could see (issue 26). With
+    lost a write the client believed stored, with no error it could see. With
     the function scope a failed commit raises into the app's error handlers and becomes
     the response: 503 ``database_busy`` for contention, else 500 ``internal_error``.
     tests/api/test_commit_before_answer.py fails if a FastAPI upgrade changes that order.

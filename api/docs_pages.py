@@ -1,4 +1,4 @@
-"""``/docs`` and ``/redoc`` with every asset served by the app itself (issue 32, part 5).
+"""``/docs`` and ``/redoc`` with every asset served by the app itself.
 
 FastAPI's own pages load Swagger UI and ReDoc from a CDN and ReDoc's fonts from Google:
 offline, both pages stayed blank. The ``fastapi-offline`` package ships those builds

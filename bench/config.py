@@ -20,7 +20,7 @@ def bench_settings(database_url: str = "sqlite://") -> Settings:
     A tracked recall counts every hit it returns: by default it counts only the hits it
     is nearly sure of (RECALL_COUNT_MIN_CONFIDENCE), which the bench's generated queries
     seldom are, and the bench measures the write path a tracked recall (or a frontend's
-    POST …/memories/used) takes at its worst, as before issue 28.
+    POST …/memories/used) takes at its worst, as it did when every recalled hit was counted.
     """
     return Settings(
         _env_file=None,

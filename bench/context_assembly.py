@@ -1,4 +1,4 @@
-"""Context assembly for a long conversation against a large tenant (issue 5, item 5).
+"""Context assembly for a long conversation against a large tenant.
 
 ``ContextService.assemble`` for a 200-message conversation (Chinese and English, user and
 assistant turns drawn from the bench vocabulary) with a 4,000-token budget, against the

@@ -14,7 +14,7 @@ replays the recalls' BM25 statements alone beside the floor (bench/recall_bounds
 the least any recall of these queries could cost. With ``--track`` the recalls are
 tracked, as a chat turn sends them (the bench's "tracked" column), and the counting's
 statements are split out too (``count``; on SQLite also ``history`` and ``rescore``). Earlier
-sessions rebuilt this as scratch scripts each time (issue 5); the numbers in their
+sessions rebuilt this as scratch scripts each time; the numbers in their
 closing notes came from such scripts.
 """
 

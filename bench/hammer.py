@@ -2,7 +2,7 @@
 
 The benchmark's HTTP load spreads its requests over several tenants and sends only
 recalls and adds, so two transactions of one user rarely overlap; a deadlock between
-them showed up twice in eight scratch load windows and never in the bench (issue 5).
+them showed up twice in eight scratch load windows and never in the bench.
 This loads one bench tenant into a scratch database of its own and runs ``--tasks``
 concurrent tasks on that one user for ``--seconds``, each drawing its next operation
 from ``MIX``: adds, tracked recalls (as a chat turn sends them), edits of a memory's

@@ -1,4 +1,4 @@
-"""HTTP under load, and the server's memory after it (issue 5, items 4 and 6).
+"""HTTP under load, and the server's memory after it.
 
 One real server (bench/server.py: uvicorn in a subprocess, the bench's database) takes
 a bounded closed-loop load (bench/traffic.py) of ``load_clients`` clients for

@@ -10,7 +10,7 @@ per bound:
 - how many of the unpruned BM25 top 10 the pruned statement also ranks in its top 10;
 - the same for a whole recall's top 10 (every signal, untracked), which is what a user sees.
 
-The defaults were chosen with it (issue 5); LoCoMo measures the same bound's cost in
+The defaults were chosen with it; LoCoMo measures the same bound's cost in
 recall@k (``BM25_TERM_POSTINGS_MIN=55 python -m evals locomo …``).
 """
 

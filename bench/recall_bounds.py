@@ -4,8 +4,8 @@
 (as the driver's SQL, each in a reader of its own) next to the bench's recall floor and a
 reader that runs nothing. A recall must check out a reader and run its BM25 statement,
 so the two together bound from below what any recall of these queries can cost, whatever
-its Python does; the gap between that and the measured recall is everything else. Issue 5
-sets recall's p50 at 3× the floor: this says how much of that the statement leaves.
+its Python does; the gap between that and the measured recall is everything else. The bench
+reports recall's p50 next to the floor: this says how much of it the statement leaves.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recall while rescoring runs (issue 5, item 3: "the server still answering recalls").
+"""Recall while rescoring runs ("the server still answering recalls").
 
 Per repetition, one tenant's recalls run one at a time, each in its own unit of work on
 its own pooled connection, first alone ("idle") and then while ``run_rescore`` rescores

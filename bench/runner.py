@@ -112,7 +112,7 @@ async def run_backend(
                 await _load(db, settings, tenant_name(size), *plans[size], log=log)
                 for size in scale.tenants
             ]
-            # Filler tenants only make the database as big as the issue asks (tables
+            # Filler tenants only make the database as big as the full scale asks (tables
             # and indexes of 1M memories); none is measured. Each size is planned once
             # and loaded under every filler user id: planning (analysis and the
             # near-duplicate filter) costs about four times the load itself.

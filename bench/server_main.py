@@ -41,7 +41,7 @@ def listening_socket() -> socket.socket:
     protocol number. With 0 every response went out under Nagle's algorithm, and
     ``/healthz`` under the bench's 64 clients served about 1,250 requests a second at a
     p50 of 48 ms, against about 2,400 at 24 ms for ``jarvis-memory serve`` (whose socket
-    asyncio makes), alternating, two rounds each (issue 5).
+    asyncio makes), alternating, two rounds each.
     """
     return reuse_port_socket(HOST, 0)  # names IPPROTO_TCP; SO_REUSEPORT for the workers
 

@@ -1,5 +1,5 @@
 """A soak: the server's RSS over time under requests with new words in every sentence
-(issue 29, finding 10: 4-7 MB more per 10k requests; does it level off?).
+(4-7 MB more per 10k requests; does it level off?).
 
 One real server (bench/server.py) takes ``soak_windows`` windows of ``soak_seconds`` of
 a closed-loop load (bench/traffic.py) of ``soak_clients`` clients: adds, recalls and

@@ -5,7 +5,7 @@ backend); ``STEPS`` lists them. Order matters: everything before ``http_load`` l
 the data as loaded (ingest rolls back, rescoring only rewrites scores), while the loads
 add memories, so they come last.
 
-Context assembly (issue 5, item 5: 200 messages and 10k memories) is the step before
+Context assembly (200 messages and 10k memories) is the step before
 ``http_load``: bench/context_assembly.py measures ``ContextService.assemble`` for the
 10k tenant (the largest at or below 10k at smaller scales) next to its recall alone.
 """

@@ -1,4 +1,5 @@
-"""``python -m docsgen``: regenerate the README walkthrough and docs/configuration.md."""
+"""``python -m docsgen``: regenerate the README walkthrough and command-line sample, and
+docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import httpx
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
-from docsgen import configuration, walkthrough
+from docsgen import cli_sample, configuration, walkthrough
 from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
@@ -79,14 +80,17 @@ async def live_walkthrough() -> str:
 
 
 def main() -> int:
-    """Write both files (or, with --check, say which are stale and exit 1)."""
+    """Write the README and docs/configuration.md (or, with --check, say which are stale
+    and exit 1)."""
     parser = argparse.ArgumentParser(prog="python -m docsgen", description=__doc__)
     parser.add_argument("--check", action="store_true", help="compare, write nothing")
     args = parser.parse_args()
     readme = README.read_text(encoding="utf-8")
     block = asyncio.run(live_walkthrough())
+    sample = cli_sample.render(cli_sample.run())
     config = configuration.render()
     stale = walkthrough.differences(walkthrough.extract(readme), block)
+    stale += cli_sample.differences(cli_sample.extract(readme), sample)
     stale_config = (
         CONFIGURATION.read_text(encoding="utf-8") != config if CONFIGURATION.exists() else True
     )
@@ -96,9 +100,11 @@ def main() -> int:
         if stale_config:
             print("docs/configuration.md differs from the settings", file=sys.stderr)
         return 1 if stale or stale_config else 0
-    README.write_text(walkthrough.replace(readme, block), encoding="utf-8")
+    readme = cli_sample.replace(walkthrough.replace(readme, block), sample)
+    README.write_text(readme, encoding="utf-8")
     CONFIGURATION.write_text(config, encoding="utf-8")
-    print(f"wrote {README.name} (walkthrough) and {CONFIGURATION.relative_to(ROOT)}")
+    written = CONFIGURATION.relative_to(ROOT)
+    print(f"wrote {README.name} (walkthrough, command-line sample) and {written}")
     return 0
 
 

@@ -61,7 +61,8 @@ from services.text.analysis import TextAnalyzer
 
 PENALTY: Final = 1.0
 TOP_K: Final = 10
-LOCOMO_DEV: Final = Path("/work/shared/datasets/locomo/locomo_dev.json")
+# The Makefile's DATASETS default (docs/evaluation.md: where the data comes from).
+LOCOMO_DEV: Final = Path("../shared/datasets/locomo/locomo_dev.json")
 
 
 @dataclass(frozen=True)

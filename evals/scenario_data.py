@@ -1,4 +1,4 @@
-"""The personal-assistant scenarios of ``python -m evals scenarios`` (issue 28).
+"""The personal-assistant scenarios of ``python -m evals scenarios``.
 
 ``evals/scenarios/`` holds one JSON file per person (their statements, one
 memory each, with the instant a chat frontend would have written it, and the questions

@@ -196,8 +196,8 @@ def _confidence(hit: object) -> float | None:
 
 def _sufficiency_verdict() -> Callable[..., Any] | None:
     """Seed 001 §1.2's "is private memory enough?" when this recall provides it
-    (``services.recall.sufficiency.sufficiency(evidence, confidences, settings, asked=)``,
-    issue 28 part A); None before it does, and the report leaves ``sufficient`` out."""
+    (``services.recall.sufficiency.sufficiency(evidence, confidences, settings, asked=)``);
+    None before it does, and the report leaves ``sufficient`` out."""
     try:
         module = importlib.import_module("services.recall.sufficiency")
     except ImportError:

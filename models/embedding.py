@@ -1,4 +1,4 @@
-"""Embedding vectors of memories (issue 3: optional semantic recall)."""
+"""Embedding vectors of memories (optional semantic recall)."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ class UserMemory(Base):
     SQLite numbers only an ``INTEGER PRIMARY KEY`` (the rowid), and its unique
     ``(user_id, id)`` is the key the child tables reference (migration e3b8f1a6c2d4).
 
-    The database itself refuses a row no reader could present (issue 29): an unknown
+    The database itself refuses a row no reader could present: an unknown
     type or level, a negative count, a score outside [0, 1].
     """
 
@@ -120,7 +120,7 @@ class UserMemory(Base):
     # The dialogue this memory is a turn of, set by whoever writes a conversation's turns
     # (a batch, an import, the LoCoMo harness). Recall lends continuity (seed 004 §4.2)
     # only between turns of one conversation: a person's separate statements in one chat
-    # session are not each other's context (issue 28).
+    # session are not each other's context.
     conversation_id: Mapped[str | None] = mapped_column(String(128), default=None)
     # Whose words these are (MEMORY_ROLES). An assistant turn is context of its
     # conversation: it never merges with the person's words, and states no fact slot.

@@ -1,7 +1,7 @@
 """Message importance scores and compression history per conversation (seed 000 持久化).
 
 Both belong to a user: a conversation id names a conversation within one user's data,
-so two callers using the same id never see or overwrite each other's rows (issue 29).
+so two callers using the same id never see or overwrite each other's rows.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ STOPWORDS = frozenset(
 # A slow answer waits to be released (the provider fixture releases it after the test), at
 # most this long: a client gives up first whatever the machine's speed, since nothing is
 # answered before it does. Timing-dependent tests failed with a sleep of 2 s and a 0.5 s
-# timeout for answers that did come, on a loaded machine (issue 29, finding 11).
+# timeout for answers that did come, on a loaded machine.
 HOLD_SECONDS = 60.0
 # How long a client waits for a provider that answers (scaled: a loaded machine is slow),
 # and for one that never does in time (it is held, so any timeout fires).

@@ -1,1 +1,1 @@
-"""The admin web console at ``/admin/console``: server-rendered pages (issue 32, part 3)."""
+"""The admin web console at ``/admin/console``: server-rendered pages."""

@@ -1,4 +1,4 @@
-"""``/metrics`` in Prometheus' text format, and the request histogram (issue 32, part 4).
+"""``/metrics`` in Prometheus' text format, and the request histogram.
 
 The counters and histograms of the work itself live in services/core/metrics.py. Here:
 the middleware that times every request by route *template* (``/v1/users/{user_id}/...``,

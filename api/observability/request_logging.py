@@ -1,4 +1,4 @@
-"""Logs as text or as one JSON object per line, each with its request's id (issue 32).
+"""Logs as text or as one JSON object per line, each with its request's id.
 
 Libraries, each the well-kept standard of its job: ``asgi-correlation-id`` reads
 ``X-Request-ID`` (or makes one), keeps it in a context variable for the request's

@@ -64,7 +64,7 @@ async def create_memories(
     stored = await service.add_many(user_id, [_new(i) for i in body.items])
     merged = sum(1 for s in stored if s.merged)
     out = BatchOut(
-        # Paced: a thousand memories shaped in one stretch held the event loop (issue 29).
+        # Paced: a thousand memories shaped in one stretch held the event loop.
         items=[memory_out(s.memory, merged=s.merged) async for s in paced(stored)],
         created=len(stored) - merged,
         merged=merged,

@@ -1,7 +1,7 @@
 """Score a user's conversation's messages by importance, and compress it (seed 000).
 
 The routes live under the user: a ``conversation_id`` names a conversation within that
-user's data (issue 29). The global ``/v1/messages/...`` routes of earlier versions
+user's data. The global ``/v1/messages/...`` routes of earlier versions
 stored every caller's conversations in one namespace; they answer 410 (api/routes/moved.py).
 """
 

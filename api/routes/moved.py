@@ -2,7 +2,7 @@
 
 ``/v1/messages/score`` and ``/compress`` kept every caller's conversations in one
 namespace, so one caller's ``conversation_id`` could overwrite another's scores and
-history (issue 29); ``/admin/conversations/...`` read that namespace. Their successors
+history; ``/admin/conversations/...`` read that namespace. Their successors
 live under the user. A 410 with the new path tells an old client what to change instead
 of a 404 that looks like a typo; the routes are left out of the OpenAPI document.
 """

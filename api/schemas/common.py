@@ -29,7 +29,7 @@ from services.core.validation import (
     check_tags,
 )
 
-# Request fields are strict (issue 29): no "5" or true for a number, no 1 for a boolean,
+# Request fields are strict: no "5" or true for a number, no 1 for a boolean,
 # no number for a time. Every text field carries TEXT_PATTERN: no NUL, and since pydantic
 # matches a pattern on the string's UTF-8 form, no lone surrogate either (both were 500s).
 Int = StrictInt

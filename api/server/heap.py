@@ -11,7 +11,7 @@ def freeze_startup_heap() -> int:
     CPython's full (generation-2) collection walks every tracked object in the process.
     A started server holds some 150-230k of them (modules, classes, SQLAlchemy's and
     FastAPI's structures, the lexicons) that live as long as it does, and on the bench
-    machine one such walk took 150-240 ms (gc callbacks, issue 5); a batch add of 1,000
+    machine one such walk took 150-240 ms (gc callbacks); a batch add of 1,000
     statements sets off about two, and every request in flight waits for them.
     ``gc.freeze()`` (Python >= 3.7, the approach of Instagram's pre-fork servers) keeps
     later full collections to what came after startup: 20-30 ms each on the same machine.

@@ -5,7 +5,7 @@ accepting from one shared listening socket. Under a client that keeps its connec
 alive (the bench's 64 clients, a chat frontend's pool), the worker that wakes first
 accepts every connection waiting in the queue (asyncio accepts up to the backlog, 2048,
 per wake-up), and keeps them: the bench's load at tenant-10k found its 64 connections
-split 13/51 or 0/64 between two workers (issue 5, stop 23), so one process did most of
+split 13/51 or 0/64 between two workers, so one process did most of
 the work while the other idled.
 
 Here every worker binds its own socket to the port with ``SO_REUSEPORT``, and the kernel
@@ -22,7 +22,7 @@ starting (then it stops the others and exits 1: restarting would only loop).
 server) into the supervisor by exec'ing ``python -m api.server.workers``, which imports uvicorn
 and nothing of the app. The CLI had imported every service (SQLAlchemy, FastAPI, jieba:
 about 100 MiB of RSS); a supervisor that kept them held that memory for as long as the
-workers served, and did nothing with it (issue 5).
+workers served, and did nothing with it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Erasing a person: everything the service holds of one user, in one transaction.
 
 ``DELETE /v1/users/{user_id}``, ``jarvis-memory users erase USER`` and the console's
-erase button all come here (GDPR article 17; issue 42). What goes: the memories and all
+erase button all come here (GDPR article 17). What goes: the memories and all
 that is derived from them (vectors, postings, topics, term statistics, links, score
 history), the message scores and compressions of the person's conversations, the job
 runs recorded for them, their ``memory_users`` row, and the API keys bound to exactly

@@ -1,4 +1,4 @@
-"""API keys bound to users (issue 29, finding 3).
+"""API keys bound to users.
 
 A key reaches every user, or only the user ids that start with a prefix (a tenant:
 ``prefix:acme:`` reaches ``acme:alice`` and not ``globex:bob``). Admin keys may also use

@@ -70,7 +70,7 @@ def _configure_sqlite(engine: AsyncEngine, lock_timeout_ms: int) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         # A deleted row's bytes are overwritten with zeros, not left in a free page of the
         # file until reused: forgetting a memory or erasing a person leaves no copy of
-        # the text in the database file (issue 42; docs/api.md "Forgetting").
+        # the text in the database file (docs/api.md "Forgetting").
         cursor.execute("PRAGMA secure_delete=ON")
         # WAL lets readers proceed while the scheduler writes.
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -126,7 +126,7 @@ def build_engine(
     plan's estimate, made without the bound arrays and limits, looked dearer than the
     custom plans, though the plan is the same. Planning that statement costs about 1 ms,
     as much as running it for a typical query; at 10k memories per user a recall took
-    10.0-12.1 → 8.1-9.0 ms (p50, issue 5). The service's statements read through indexes
+    10.0-12.1 → 8.1-9.0 ms (p50). The service's statements read through indexes
     that lead with user_id, or the primary key, so one plan serves every user.
     """
     parsed = make_url(url)
@@ -144,7 +144,7 @@ def build_engine(
         url,
         echo=echo,
         # Statements may be logged (DB_ECHO, a DEBUG root logger), their values never:
-        # they are memories' text (issue 42). Errors show the statement without them too.
+        # they are memories' text. Errors show the statement without them too.
         hide_parameters=True,
         pool_size=pool_size,
         max_overflow=pool_size,
@@ -172,7 +172,7 @@ def _check_on_checkout(engine: AsyncEngine) -> None:
     query, ROLLBACK: the transaction is there for pgbouncer's transaction mode), and a
     tracked recall checks out twice. A reader running ``SELECT 1`` took 0.85 ms with the
     ping and 0.44 ms without, 0.64 → 0.37 ms of this process's CPU (PostgreSQL's work
-    for the three statements comes on top; /tmp/scratch/ping_ab.py, issue 5). Under the
+    for the three statements comes on top; /tmp/scratch/ping_ab.py). Under the
     bench's HTTP mix at tenant-10k the server answered 84 → 94 requests a second (p50
     of four 15 s windows each, alternating).
 
@@ -227,7 +227,7 @@ class Database:
 
         On SQLite every other unit of work begins IMMEDIATE and so queues for the single
         write lock, however briefly it writes; a reader begins DEFERRED and reads its WAL
-        snapshot while a writer works (issue 5: under a 64-client load every recall
+        snapshot while a writer works (under a 64-client load every recall
         queued behind every add). Writing in a reader is a bug: SQLite would refuse the
         upgrade with SQLITE_BUSY the moment another writer committed first.
 
@@ -248,7 +248,7 @@ class Database:
         """A unit of work whose writes are a single statement (a tracked recall's count).
 
         On PostgreSQL it runs in autocommit: a statement is atomic by itself, and BEGIN
-        and COMMIT are a round trip each (issue 5). Elsewhere, or on a Database bound
+        and COMMIT are a round trip each. Elsewhere, or on a Database bound
         to one connection (the tests' rolled-back one), an ordinary unit of work: on
         SQLite the write still needs BEGIN IMMEDIATE's lock.
         """

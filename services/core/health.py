@@ -54,7 +54,7 @@ async def check_readiness(db: Database) -> Readiness:
     """Ask the database for its alembic revision and compare with the scripts' head.
 
     A database that answers but has no schema, or an older one, is "not migrated" with
-    the migrations it lacks named (it was "unavailable: OperationalError", issue 29).
+    the migrations it lacks named (it was "unavailable: OperationalError").
     Read-only units of work: on SQLite a check must not queue for the write lock.
     """
     head = ",".join(sorted(migration_heads()))

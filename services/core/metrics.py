@@ -1,4 +1,4 @@
-"""The service's Prometheus metrics (issue 32, part 4), recorded where the work happens.
+"""The service's Prometheus metrics, recorded where the work happens.
 
 ``prometheus-client`` is the Prometheus project's own Python client: the text format,
 histogram buckets and the process collectors come from it rather than from code of

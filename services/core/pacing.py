@@ -2,7 +2,7 @@
 
 Whatever runs on the loop between two awaits delays every other request by as long:
 the rows of a 1,000-item batch (its postings, its topic links, the answer's 1,000
-memories) took 70-210 ms of CPU each in one stretch (issue 29). CPU-heavy steps go to a
+memories) took 70-210 ms of CPU each in one stretch. CPU-heavy steps go to a
 worker thread; what must stay on the loop (building SQL parameters, reading ORM rows,
 shaping the answer) goes in steps of ``STEP`` items with a yield between them.
 """

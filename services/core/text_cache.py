@@ -3,7 +3,7 @@
 ``functools.lru_cache(maxsize=50_000)`` bounds how many texts a cache keeps, not how big
 they are: every per-message analysis (terms, bigrams, keywords, token counts) keeps its
 text as the key and a value that grows with it, and a message may hold 200,000
-characters, so such a cache had no useful bound on memory (issue 29, finding 10). Here
+characters, so such a cache had no useful bound on memory. Here
 the texts kept add up to at most ``max_chars`` characters (a text longer than a tenth of
 that is computed and not kept), and at most ``max_entries`` of them; the least recently
 used go first. Safe to share between threads (the analyses run in worker threads).

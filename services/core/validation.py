@@ -27,7 +27,8 @@ MAX_METADATA_BYTES = 4096
 MAX_BATCH_ITEMS = 1000
 # The content of one batch, in all. Analysis (jieba) is some 5-30 µs of one core per
 # character, so this bounds a batch's work at seconds, not minutes: 1,000 items of 8,000
-# characters were 8M characters (issue 29). Twice the issue's adversarial batches.
+# characters were 8M characters; this is twice the largest batches
+# tests/api/test_batch_stall.py sends.
 MAX_BATCH_CHARS = 1_000_000
 MAX_TOP_K = 100
 MAX_EMOTION_TAGS = 20
@@ -58,7 +59,7 @@ def check_text(value: str, field: str) -> str:
 
 
 def check_memory_type(memory_type: str) -> str:
-    """One of :data:`models.MEMORY_TYPES` (the database refuses any other, issue 29)."""
+    """One of :data:`models.MEMORY_TYPES` (the database refuses any other)."""
     if memory_type not in MEMORY_TYPES:
         raise InvalidInput(f"memory_type must be one of: {', '.join(MEMORY_TYPES)}")
     return memory_type

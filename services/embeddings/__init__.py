@@ -1,1 +1,1 @@
-"""Optional embeddings: providers, vector storage and per-user semantic search (issue 3)."""
+"""Optional embeddings: providers, vector storage and per-user semantic search."""

@@ -2,7 +2,7 @@
 
 A model reads a window of tokens (multilingual-e5-small: 512); the bundled engine embeds
 a longer text window by window, so an 8,000-character text costs a dozen forward passes
-(4.3 s, issue 43) and holds the engine's lock for all of them. Every text a provider
+(4.3 s) and holds the engine's lock for all of them. Every text a provider
 gets is first cut here to ``EMBEDDING_MAX_CHARS``, counted in *Latin characters*: a
 character that is wide in East Asian text (CJK ideographs, kana, Hangul, full-width
 forms) counts as :data:`WIDE`, since such a character is nearly a token of its own.

@@ -20,7 +20,7 @@ Query-independent: ``importance``, ``recency`` and ``continuity`` (a neighbour o
 hit in the same conversation; such a hit is ``context_of`` that anchor).
 
 A hit with no query-dependent evidence is not returned for a non-empty query: it could
-be returned for any question (issue 28). A continuity hit has none of its own and is
+be returned for any question. A continuity hit has none of its own and is
 returned as the context of its anchor.
 """
 

@@ -16,7 +16,7 @@
 5. Each of the head gets its evidence and confidence (services/recall/evidence.py,
    services/recall/confidence.py). A hit without query-dependent evidence, or below
    ``min_confidence``, is dropped, and a neighbour whose anchor was dropped goes with it:
-   a recall may return fewer than ``top_k`` results, or none (issue 28).
+   a recall may return fewer than ``top_k`` results, or none.
 
 A query that names a day or a week (「前天」, "on 5 March") also takes the memories said
 then as candidates, and one that asks about urgency or a feeling (「我有什么急事？」) the
@@ -512,7 +512,7 @@ class RecallService:
         weighs 0 is left out (it adds nothing and explains as 0), and so is a sparse
         source's column for the candidates it says nothing of. Built a column at a time:
         this runs for every candidate (200) of every recall, and a dict per candidate cost
-        about 0.3 ms more per recall at 10k memories (issue 5)."""
+        about 0.3 ms more per recall at 10k memories."""
         s, rows = self.settings, pool.rows
         table: SignalTable = {
             "lexical": {mid: pool.relevance.get(mid, 0.0) for mid in rows},

@@ -4,7 +4,7 @@
 work. On SQLite that unit of work holds the single write lock from its first statement
 (services/core/db.py), so for the whole recall (20-70 ms at 10k memories) every other recall
 and add waits: under the bench's 64-client load recalls queued for seconds and a few
-gave up on the lock (issue 5). Here the ranking runs in a reader (``Database.reader``: a
+gave up on the lock. Here the ranking runs in a reader (``Database.reader``: a
 snapshot, no lock) and only the counting (``RecallService.track_hits``: recall_count + 1
 and the hits' rescoring, a few milliseconds) takes the lock, in a unit of work of its own.
 

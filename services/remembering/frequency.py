@@ -161,7 +161,7 @@ class FrequencyTracker:
         A few texts (a single add): one counting statement per text, so no posting
         leaves the database. At a bench user of 100k memories a text's probe terms hold
         some 50-60k postings: reading them into Python sets cost 88-128 ms per text,
-        counting them in SQLite 22-24 ms, with the same candidates (issue 5, scratch
+        counting them in SQLite 22-24 ms, with the same candidates (a scratch
         harness over the bench's generator). A large batch: the postings of all its
         probe terms once, counted here for every text; a statement per text made the
         duplicate search of a batch of 1,000 at a user of 3k memories 4-5x slower

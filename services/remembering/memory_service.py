@@ -538,7 +538,7 @@ class MemoryService:
 
     async def _forget_text(self, memory: UserMemory, content: str) -> None:
         """Leave nothing beyond the memory row that recognises or repeats ``content``,
-        the text a delete or an edit forgets (issue 42; postings, topics, links and
+        the text a delete or an edit forgets (postings, topics, links and
         score history go with :meth:`SearchRepository.unindex` and the row's cascade).
 
         - Message scores of a message with exactly this text (their keyed hash), and

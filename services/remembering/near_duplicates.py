@@ -10,7 +10,7 @@ the rarest ones keeps the posting lists short. The same inequality bounds B's si
 t·|A| ≤ |B| ≤ |A|/t (the length filter). The candidates are then verified with the full
 Jaccard and the character-order similarity (difflib's ratio).
 
-What bounds the cost (issue 29: a batch of 1,000 items that reorder the same 40 words
+What bounds the cost (a batch of 1,000 items that reorder the same 40 words
 took 150 s, every pair aligned on the event loop): at most ``NEAR_DUPLICATE_CANDIDATES``
 candidates per text are verified, the ones holding most probe terms (then the newest),
 as the stored memories always were; difflib's two upper bounds (lengths, then character
@@ -79,7 +79,7 @@ def held_counts(
     A key holding ``need`` of the k probe terms holds one of any k - need + 1 of them,
     so the rarest k - need + 1 give every candidate; the other terms only add to the
     counts of those candidates (set intersections and Counter updates, all in C: per
-    candidate membership tests were most of a batch's duplicate search, issue 5).
+    candidate membership tests were most of a batch's duplicate search).
     """
     terms, need = probe
     split = len(terms) - need + 1

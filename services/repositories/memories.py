@@ -209,7 +209,7 @@ class MemoryRepository:
             .returning(UserMemory.id, UserMemory.content_hash, UserMemory.role)
             # A None is sent as NULL, not left out: the ORM groups rows by the columns
             # they set, and rows with and without a fact slot or a last mention split a
-            # batch of 1,000 into about 200 statements of 1 to 5 rows (issue 5's profile).
+            # batch of 1,000 into about 200 statements of 1 to 5 rows.
             .execution_options(render_nulls=True)
         )
         ids: dict[HashKey, int] = {}
@@ -376,7 +376,7 @@ class MemoryRepository:
         ``now``): step 1 of the locks every write of the user's memories takes.
 
         The order every writer follows on PostgreSQL, so that none waits for a lock
-        while holding one another needs (issue 5, ``python -m bench.hammer``):
+        while holding one another needs (``python -m bench.hammer`` looks for deadlocks):
 
         1. the user's row, before anything else: the writes of one user (adds, edits,
            deletes, links, reindex batches) run one after the other;
@@ -427,7 +427,7 @@ def _get_many_statement(dialect: str) -> Select[UserMemory]:
     Every recall loads its hits whole with this, and a tracked recall does so twice.
     Built per call, the ORM statement and its cache key cost a third of the load: 10
     ids of the bench's tenant-10k took 1.82 → 1.21 ms on PostgreSQL and 1.54 → 1.10 ms
-    on SQLite (medians of 600, alternating in one process; issue 5).
+    on SQLite (medians of 600, alternating in one process).
     """
     return (
         select(UserMemory)
@@ -445,7 +445,7 @@ def _recall_count_statement(dialect: str) -> Update:
 
     Built per call as an ORM UPDATE after a separate ``SELECT … FOR UPDATE`` it was two
     round trips and most of a tracked recall's Python (pyinstrument at 10k memories per
-    user, issue 5). On PostgreSQL the rows are locked in id order by the sub-select
+    user). On PostgreSQL the rows are locked in id order by the sub-select
     (its LockRows node runs above the sort), then updated: one statement. SQLite's
     writers are serialised by BEGIN IMMEDIATE and need no lock.
     """

@@ -127,8 +127,8 @@ class SearchRepository:
         """Remove a memory's postings, frequencies and topics (an edit or a delete).
 
         A term no other memory of the user holds loses its ``memory_term_stats`` row
-        altogether: a row at ``df = 0`` still said the user once wrote that word
-        (issue 42), so forgetting leaves no statistic of the forgotten text behind.
+        altogether: a row at ``df = 0`` still said the user once wrote that word,
+        so forgetting leaves no statistic of the forgotten text behind.
         """
         t, st = MemoryTerm, MemoryTermStat
         held = select(t.term).where(t.user_id == user_id, t.memory_id == memory_id)

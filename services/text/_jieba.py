@@ -38,7 +38,7 @@ def initialize() -> None:
 # The longest piece of text handed to jieba at once. jieba's HMM (finalseg.viterbi)
 # copies its best path at every character, so a run of characters it does not know costs
 # time quadratic in the run's length: 8,000 rare Han characters without punctuation took
-# 1.1-1.6 s to segment, 200,000 would take hours (issue 29). Pieces of this size keep it
+# 1.1-1.6 s to segment, 200,000 would take hours. Pieces of this size keep it
 # linear; real text breaks its runs with punctuation long before this, and no dictionary
 # word is near this long, so only a cut through a longer unbroken run can differ.
 MAX_PIECE_CHARS = 128
@@ -75,7 +75,7 @@ class _IdfTable:
     ``import jieba.analyse`` would load the same table, but it also imports
     ``jieba.posseg``, whose tagger reads the whole dictionary into a word → tag table
     that topic extraction never uses; the two cost the server about 75 MiB of its
-    ~260 MiB idle RSS (tracemalloc, issue 5). Here the table shares its key strings
+    ~260 MiB idle RSS (tracemalloc). Here the table shares its key strings
     with the dictionary jieba already holds (256k of its 270k words) and its values
     with each other (3.3k distinct idfs), so it costs about a dict's slots (~10 MiB).
     """

@@ -1,4 +1,4 @@
-"""No request stalls the server (issue 29, finding 1): the adversarial batches of the
+"""No request stalls the server: the adversarial batches of the
 issue, and a context assembly that must compress a long history, run while ``/healthz``
 keeps answering, on both databases.
 
@@ -129,14 +129,14 @@ STALL_LIMIT = 0.2 * (3 if sys.gettrace() is not None else 1)
 
 
 def reordered_words(count: int, seed: int = 29) -> list[str]:
-    """The issue's batch: each item the same 40 words in a random order (~250 chars)."""
+    """The adversarial batch: each item the same 40 words in a random order (~250 chars)."""
     assert len(WORDS) == 40
     rng = random.Random(seed)
     return [" ".join(rng.sample(WORDS, len(WORDS))) for _ in range(count)]
 
 
 def repeated_chinese(count: int, chars: int = 5500, seed: int = 29) -> list[str]:
-    """The issue's other batch: ~5.5k characters of the same Chinese words, reordered."""
+    """The other adversarial batch: ~5.5k characters of the same Chinese words, reordered."""
     rng = random.Random(seed)
     items = []
     for _ in range(count):

@@ -1,4 +1,4 @@
-"""A write is committed before its answer leaves (issue 26), on both databases.
+"""A write is committed before its answer leaves, on both databases.
 
 The app is wrapped in an ASGI middleware that, at the moment the app sends the response's
 first message (``http.response.start``), reads the database through a separate engine:

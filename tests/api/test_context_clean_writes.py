@@ -1,4 +1,4 @@
-"""Clean writes from POST /v1/users/{id}/context (issue 28), through the real app on SQLite
+"""Clean writes from POST /v1/users/{id}/context, through the real app on SQLite
 and PostgreSQL: memory cards hold only what the person stated; the summary's Goal is the
 person's request, its Background stated context; a mixed conversation keeps its early
 concern."""
@@ -10,7 +10,8 @@ import httpx
 from services.context.rolling_summary.extractive import parse_summary
 from tests.api.helpers import Json, body, list_all
 
-# The issue's example, with more turns after it so that it is summarised.
+# A conversation that once wrote pleasantries into memory, with more turns after it so
+# that it is summarised.
 EN: list[Json] = [
     {"role": "user", "content": "Hi, I'm planning my week and I need some help."},
     {"role": "assistant", "content": "Of course! What do you have coming up this week?"},

@@ -1,5 +1,5 @@
 """Two users with the same conversation id never see or overwrite each other's message
-scores or compression history (issue 29, finding 2), and the old global routes are gone."""
+scores or compression history, and the old global routes are gone."""
 
 from __future__ import annotations
 

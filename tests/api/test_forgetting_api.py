@@ -1,4 +1,4 @@
-"""Issue 42, items 1 and 2: forgetting leaves no trace, and a person can be erased.
+"""Forgetting leaves no trace, and a person can be erased.
 
 A canary is written, recalled, linked, used in a context and in message scoring, then
 deleted (or edited away, or its person erased): afterwards no row of any table holds it

@@ -1,4 +1,4 @@
-"""A key reaches only its users, through every route (issue 29, finding 3).
+"""A key reaches only its users, through every route.
 
 The routes are not listed by hand: the tests walk ``app.routes``, so a route added later
 is checked too, and fails here if it does not go through api/auth.py. Keys come from

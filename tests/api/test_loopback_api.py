@@ -1,5 +1,5 @@
-"""With auth off the app answers on loopback only, however it is served (issue 29,
-finding 6): the guard is in the app, not only in ``jarvis-memory serve``."""
+"""With auth off the app answers on loopback only, however it is served:
+the guard is in the app, not only in ``jarvis-memory serve``."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def _free_port() -> int:
 def test_uvicorn_factory_on_all_interfaces_still_serves_loopback(
     tmp_path: os.PathLike[str],
 ) -> None:
-    """The command of the issue, for real: bound to 0.0.0.0 with no keys, a client on
-    loopback is served (the refusal on other interfaces is the case above: no test sends
+    """The command that once exposed the service, for real: bound to 0.0.0.0 with no keys,
+    a client on loopback is served (the refusal on other interfaces is the case above: no test sends
     traffic to an address outside loopback)."""
     port = _free_port()
     env = {

@@ -1,6 +1,6 @@
-"""Issue 28 through the REST API: evidence and confidence per hit, no filler, counting only
-what was used (tracked recall and ``POST …/memories/used``), ``min_confidence``,
-``sufficient`` and ``coverage``, and the query's own urgency and feeling."""
+"""Recall's evidence rules through the REST API: evidence and confidence per hit, no filler,
+counting only what was used (tracked recall and ``POST …/memories/used``),
+``min_confidence``, ``sufficient`` and ``coverage``, and the query's own urgency and feeling."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Schemathesis over every operation of the OpenAPI document, on both databases: 0 server
-errors and 0 answers that break the document (issue 29).
+errors and 0 answers that break the document.
 
 A bounded, seeded run (``derandomize``: the same cases every time), positive cases (what
 the document allows, so the server must answer as documented) and negative ones (what

@@ -1,5 +1,5 @@
 """Strict request types, text without NUL or lone surrogates, user ids that are not path
-tricks, and an OpenAPI document that says so (issue 29, findings 4 and 8)."""
+tricks, and an OpenAPI document that says so."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ async def test_a_link_weight_must_be_a_number(client: httpx.AsyncClient) -> None
 @pytest.mark.parametrize("user", [".", ".."])
 async def test_dot_and_dot_dot_are_not_user_ids(client: httpx.AsyncClient, user: str) -> None:
     """uvicorn decodes %2e%2e to .. and keeps it, so the route saw user_id "..": the same
-    tenant as a literal .. (issue 29). An HTTP client removes dot segments itself."""
+    tenant as a literal ``..``. An HTTP client removes dot segments itself."""
     app = client._transport.app  # type: ignore[attr-defined]
     status, body = await asgi_call(app, "POST", f"/v1/users/{user}/memories", b'{"content": "hi"}')
     assert status == 422, body

@@ -1,4 +1,4 @@
-"""What the embedding model is doing, visible (issue 40, item 4): ``/healthz`` answers
+"""What the embedding model is doing, visible: ``/healthz`` answers
 while the model loads, ``/readyz`` says ``embedding: loading|ready|unavailable``, the log
 says when the model is ready, and ``/admin/stats``, ``/metrics`` and the console show the
 vectors still to make, the oldest one's age and the backfill's rate; ``last_rescore`` is

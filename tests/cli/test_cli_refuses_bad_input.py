@@ -1,4 +1,4 @@
-"""``jarvis-memory add`` refuses what the API refuses (issue 29, finding 5): exit status 2,
+"""``jarvis-memory add`` refuses what the API refuses: exit status 2,
 a clear message, nothing stored, and the user's listing and recall keep answering."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``jarvis-memory users erase``: a person erased from the command line (issue 42)."""
+"""``jarvis-memory users erase``: a person erased from the command line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An unmigrated database is named as such, never a 500 (issue 29, finding 7); the embedded
+"""An unmigrated database is named as such, never a 500; the embedded
 default lives in the user's data directory, so every folder starts the same store."""
 
 from __future__ import annotations

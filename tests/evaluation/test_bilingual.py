@@ -100,7 +100,7 @@ async def test_the_multilingual_model_answers_across_languages_where_offline_can
     # 0.53 when measured (docs/eval/bilingual.md): an answer whose only evidence is a
     # similarity comes back only from about 0.4 cosine (services/recall/confidence.py;
     # below it, on the scenarios, most such hits were filler), and a same-language memory
-    # sharing a word with the question still wins some. Before issue 28 counted only the
+    # sharing a word with the question still wins some. When recall counted only the
     # cosine as evidence, every question's nearest memory came back: 0.75, with filler.
     assert sum(multilingual.hit1) / 32 >= 0.5, multilingual.misses
     assert run.memories == 36

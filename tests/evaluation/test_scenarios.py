@@ -160,7 +160,7 @@ def _recomputed(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "no_answer_returned": sum(len(r["returned"]) for r in no_answer) / len(no_answer),
         "counts_added_filler": sum(r["counts_added_filler"] for r in rows),
         "counts_added_acceptable": sum(r["counts_added_acceptable"] for r in rows),
-        # Only once recall reports seed 001's verdict (issue 28 part A).
+        # Only once recall reports seed 001's verdict.
         **(
             {
                 "sufficient_answerable": sum(bool(r["sufficient"]) for r in answerable)

@@ -1,4 +1,4 @@
-"""The database refuses what no reader could present (issue 29, finding 5), on both
+"""The database refuses what no reader could present, on both
 databases: every model CHECK constraint exists after migrating, a raw INSERT or UPDATE
 that breaks one fails, and the upgrade repairs the old CLI's types or refuses clearly."""
 

@@ -1,4 +1,4 @@
-"""Keys ready for a PostgreSQL distributed by ``user_id`` (issue 29; Citus
+"""Keys ready for a PostgreSQL distributed by ``user_id`` (Citus
 ``create_distributed_table``): every user-owned table has ``user_id`` in its primary key,
 in every unique constraint and in every foreign key, on both sides. Tables without a
 ``user_id`` are named here, each with the reason."""

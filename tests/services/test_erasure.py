@@ -1,5 +1,5 @@
 """Erasure covers every table, the SQLite file keeps no bytes of forgotten text, and the
-hash secret is stable (issue 42). The API-level canary tests: tests/api/test_forgetting_api.py."""
+hash secret is stable. The API-level canary tests: tests/api/test_forgetting_api.py."""
 
 from __future__ import annotations
 

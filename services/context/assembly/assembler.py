@@ -199,7 +199,7 @@ class ContextAssembler:
         est = self.estimator
         # The CPU-heavy steps (token counts, compression levels, the extractive summary)
         # run in a worker thread: on the loop, 200 messages of 1,000 characters held it
-        # for 760 ms of CPU, mostly jieba's keywords (issue 29).
+        # for 760 ms of CPU, mostly jieba's keywords.
         costs = await asyncio.to_thread(lambda: [est.message(m) for m in messages])
         removed = [
             i

@@ -131,7 +131,7 @@ class HistoryPlanner:
             return HistoryPlan(kept=kept, tokens=total)
         plan = HistoryPlan(window_start=start.index if old and start else None)
         if over or limits.short_of_headroom:
-            # CPU only (compression levels, jieba): in a worker thread (issue 29).
+            # CPU only (compression levels, jieba): in a worker thread.
             spare = await asyncio.to_thread(self._fit_window, given, limits, window, plan)
         else:
             plan.kept = {i: messages[i] for i in window}

@@ -213,7 +213,7 @@ class ContextService:
             if knowledge.sufficiency is not None:
                 assembled.sufficient = knowledge.sufficiency.sufficient
                 assembled.coverage = knowledge.sufficiency.coverage
-        # Counted as a tracked recall counts: injected, and confident enough (issue 28).
+        # Counted as a tracked recall counts: injected, and confident enough.
         used = [m.id for m in assembled.memories if m.id in countable]
         if self.settings.context_track_recalls and used:
             await self.recall.track(user_id, used)

@@ -166,7 +166,7 @@ class MessageImportanceScorer:
         Cached here, with the other per-message analyses, rather than per request: the
         frontend sends the whole conversation every turn, and jieba's keyword extraction
         of 200 resent messages was 3.8 of 4.9 s over 30 assemblies (pyinstrument, the
-        bench's context step at 1k memories, issue 5).
+        bench's context step at 1k memories).
         """
         return list(self._keywords(text))
 
@@ -216,7 +216,7 @@ class MessageImportanceScorer:
         With ``ask_llm=False`` only earlier answers are used, and the uncertain messages
         the LLM has not answered yet are marked ``pending`` (seed 000
         ``async_score_and_compress``: the caller asks it in the background)."""
-        # Every message's terms and rules: CPU work, in a worker thread (issue 29).
+        # Every message's terms and rules: CPU work, in a worker thread.
         scores = await asyncio.to_thread(self.score_rules, messages, task)
         threshold = self._settings.message_score_llm_threshold
         uncertain = [s.index for s in scores if s.confidence < threshold]

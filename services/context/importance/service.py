@@ -2,7 +2,7 @@
 
 Every call names the user the conversation belongs to: a ``conversation_id`` names a
 conversation within that user's data only, so two callers using the same id never read
-or overwrite each other's scores or history (issue 29).
+or overwrite each other's scores or history.
 
 Without a ``conversation_id`` nothing is stored. With one, every message's score is saved
 (seed 000 "评分结果持久化") and earlier LLM answers for unchanged messages under the same task
@@ -165,8 +165,8 @@ class MessageScoringService:
             condensed = await self.phases.condense(
                 messages, scores, conversation.current_phase, self.settings.phase_keep_score
             )
-        # smart_compress is CPU only (token counts of every message): in a worker thread
-        # (issue 29).
+        # smart_compress is CPU only (token counts of every message): in a worker thread,
+        # so the event loop keeps serving other requests meanwhile.
         if condensed is None:
             result = await asyncio.to_thread(
                 partial(

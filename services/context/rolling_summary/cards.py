@@ -6,7 +6,7 @@ constraint, todo, code and fact (fact becomes preference when it states a liking
 topic tags in ``metadata.tags`` and the conversation id as ``source``. Bullets carried
 over from an earlier summary are not carded again: they were when they were new.
 
-A card is only ever what the **person** stated (issue 28): a statement of a user message
+A card is only ever what the **person** stated: a statement of a user message
 (a fact, preference, plan, decision, TODO or constraint of theirs). Never an assistant
 sentence (its advice is not the person's constraint, its proposal not their decision),
 never a question, a request to the assistant or a pleasantry

@@ -13,7 +13,7 @@ and scored by its message's importance plus the rule layer's information and dec
 value of the sentence itself; the best sentences fill the budget. The LLM writer lives in
 :mod:`services.context.rolling_summary.llm_summary`.
 
-Who said it matters (issue 28, :mod:`services.context.rolling_summary.statements`): pleasantries and
+Who said it matters (:mod:`services.context.rolling_summary.statements`): pleasantries and
 questions are never summarised; the **Goal** comes only from the person's requests,
 rewritten as an instruction ("Also, can you remind me what I need to pay?" → "Remind me
 what I need to pay"), and from statements of theirs with a goal cue (「我打算…」); a

@@ -1,5 +1,5 @@
 """What a sentence of a conversation is: a statement, a request, a question or a
-pleasantry (issue 28: clean writes from ``/context``).
+pleasantry (clean writes from ``/context``).
 
 The extractive summary and the memory cards use this to keep to what the person *stated*:
 

@@ -50,7 +50,7 @@ async def write_summary(
             chosen = fit_summary(found, budget, estimator)
             if chosen is not None:
                 return Written(chosen[0], chosen[1], "llm", cards)
-    # The extractive summary is CPU only (cue words, jieba): in a worker thread (issue 29).
+    # The extractive summary is CPU only (cue words, jieba): in a worker thread.
     chosen = await asyncio.to_thread(
         lambda: fit_summary(candidates(items, previous), budget, estimator)
     )

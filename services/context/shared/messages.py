@@ -16,7 +16,7 @@ SYSTEM_ROLES: Final = frozenset({"system", "developer"})
 MAX_MESSAGES: Final = 5000
 MAX_MESSAGE_CHARS: Final = 200_000  # tool output (a whole file) can be long
 # A conversation's text in all: scoring reads every character (jieba, 5-30 µs each), so
-# 5,000 messages of 200,000 characters would be hours of one core (issue 29).
+# 5,000 messages of 200,000 characters would be hours of one core.
 MAX_CONVERSATION_CHARS: Final = 1_000_000
 
 

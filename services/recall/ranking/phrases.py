@@ -99,7 +99,7 @@ class TextFeatures:
 
         Built on demand, not cached with the rest: only MMR's pool (50 candidates) needs
         it, and as a cached frozenset it was two thirds of the cache's memory
-        (tracemalloc: 3.3 KB of features per candidate; issue 5's RSS target).
+        (tracemalloc: 3.3 KB of features per candidate).
         """
         grams = (
             run[i : i + 2] for run in _HAN_RUN.findall(self.folded) for i in range(len(run) - 1)
@@ -119,7 +119,7 @@ def phrase_score(phrases: QueryPhrases, features: TextFeatures) -> float:
 
     Plain loops, not ``sum`` over generators: this runs for every candidate (200) of a
     query with phrases, and the generators were most of its cost (102 bench queries'
-    candidate pools at 10k memories: 0.28 → 0.16 ms per recall, same values; issue 5).
+    candidate pools at 10k memories: 0.28 → 0.16 ms per recall, same values).
     """
     total = phrases.total_weight
     if total <= 0:

@@ -16,7 +16,7 @@ from services.repositories.dialect import driver_sql
 
 # Rows per statement: big enough to amortise the round trip, small enough for any driver,
 # and few enough that SQLAlchemy prepares their parameters (on the event loop) in a few
-# milliseconds: 5,000 rows were a stretch of 50-100 ms (issue 29).
+# milliseconds: 5,000 rows were a stretch of 50-100 ms.
 ROWS_PER_INSERT = 1000
 
 # Rows per PostgreSQL statement: a batch's postings (~45 per memory) in one go, but a
@@ -47,7 +47,7 @@ async def _insert_arrays(
     An executemany (asyncpg's, which SQLAlchemy uses here) binds and executes the
     insert once per row, and SQLAlchemy hands asyncpg every row's values separately;
     the 45k postings of a 1,000-statement batch took 1.8 s that way against 0.85 s as
-    arrays (median of 5, side by side, issue 5). With one array per column the
+    arrays (median of 5, side by side). With one array per column the
     statement text is fixed, asyncpg encodes each array as one binary parameter and
     the server runs a single insert. JSON values travel as text and are cast back per
     row; the other values go as they are (the columns are plain scalars).
@@ -71,7 +71,7 @@ def _array_insert(
     once), and which of them are JSON. Every add writes its postings, topics and topic
     links with it: built per call and run through ``session.execute``, the three cost
     1.43 ms of an add's CPU, now 0.51 (py-spy at 250 Hz, 800 adds on the bench's
-    tenant-10k, PostgreSQL; issue 5)."""
+    tenant-10k, PostgreSQL)."""
     is_json = tuple(isinstance(table.c[name].type, JSON) for name in names)
     arrays, columns = [], []
     for i, name in enumerate(names):

@@ -6,7 +6,7 @@ has its parameters processed and every result value passed through its column ty
 processor. For recall's BM25 statement (about 210 rows of 12 columns a recall) that cost
 about 0.5 ms of a 6-7 ms recall at 10k memories per user: the same statement and
 parameters took 2.81 ms through ``session.execute`` and 2.32 ms through
-``exec_driver_sql``, p50 of 450 in one process, alternating (issue 5).
+``exec_driver_sql``, p50 of 450 in one process, alternating.
 
 Here the statement is compiled once for the session's dialect and run with
 ``exec_driver_sql``, which keeps what matters of SQLAlchemy: the session's connection
@@ -84,7 +84,7 @@ async def execute(
     ``populate_existing`` (MemoryRepository.get_many). Their parameters are plain values
     the driver binds as the column types would (asyncpg takes UTC-aware datetimes as
     they are). Every tracked recall runs three such statements, and ``session.execute``
-    cost about 0.5 ms of Python each over the statement itself (issue 5).
+    cost about 0.5 ms of Python each over the statement itself.
     """
     await _run(session, statement, params)
 
@@ -97,7 +97,7 @@ async def _run(
     ``exec_driver_sql`` skips the session's autoflush, which ``session.execute`` does
     first: a change made to a loaded memory (a repeat's new emotion) would stay in the
     session while this statement (the merge's rescoring) read the old row. So pending
-    changes are flushed here as ``session.execute`` would (found by a test of issue 33:
+    changes are flushed here as ``session.execute`` would (a test found
     the merge rescored with the old emotion on PostgreSQL only).
     """
     connection = await session.connection()

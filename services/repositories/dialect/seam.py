@@ -46,7 +46,7 @@ def one_of(dialect: str, column: SQLExpr, values: Collection[Any]) -> ColumnElem
     SQLAlchemy renders an expanding ``IN`` on asyncpg as one typed placeholder per value
     (``$1::BIGINT, $2::BIGINT, …``) on every execution; for the few hundred ids a recall
     passes, that rendering cost more CPU than PostgreSQL spent answering (profiled with
-    pyinstrument, issue 5). One array keeps the statement text fixed. SQLite keeps the
+    pyinstrument). One array keeps the statement text fixed. SQLite keeps the
     plain ``IN`` list, which it plans as index probes and renders cheaply.
     """
     if dialect == "postgresql":
@@ -138,7 +138,7 @@ async def job_lock(engine: AsyncEngine, job: str, key: int) -> AsyncIterator[boo
 
     PostgreSQL: a session-level advisory lock (``key``) on a dedicated connection, because
     the run commits batch by batch; it is released at the end, or by the server if the
-    connection dies. SQLite: an ``flock`` on a file beside the database (issue 29), which
+    connection dies. SQLite: an ``flock`` on a file beside the database, which
     every process that opens the database sees (a server, ``jarvis-memory rescore`` from
     cron, the console's button) and the kernel releases if the holder dies. A database in
     memory lives in one process, so a set of the jobs held in it is enough.

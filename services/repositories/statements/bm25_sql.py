@@ -8,13 +8,13 @@ user's ``memory_users`` row and each term's df from ``memory_term_stats``, weigh
 terms, sums their postings and joins the winners' ranking columns. It returns what
 explaining the scores needs too (avgdl and every term's weight), as rows tagged by a
 NULL ``memory_id``: a recall pays a round trip per statement, and statistics and
-candidates used to be two (issue 5). The query terms and their field weights travel as
+candidates used to be two. The query terms and their field weights travel as
 one array pair on PostgreSQL and one JSON object on SQLite.
 
 Why text and not a SQLAlchemy expression: the expression form needed a ``CASE`` arm per
 query term, so every term count was a new statement to build, hash and compile, and
 every posting row evaluated the whole ``CASE``; profiled at 10k memories per user, the
-Python side of that one statement cost twice what PostgreSQL spent answering it (issue 5).
+Python side of that one statement cost twice what PostgreSQL spent answering it.
 Here the statement text never changes.
 
 PostgreSQL scans each query term's postings on its own (a LATERAL range scan of the
@@ -38,7 +38,7 @@ the term scores highest, and a term held by a tenth of the memories weighs littl
 at most ln 10 ≈ 2.3, against 8-9 for a word said once in 10k memories).
 
 Why: a recall read every posting of its terms, so a user's common topic made its
-queries cost in proportion to the user's memories (issue 5: the bench's skewed topic,
+queries cost in proportion to the user's memories (the bench's skewed topic,
 held by half of a tenant's memories, set recall's p99 at 100k memories, 277 ms).
 ``python -m bench.pruning --tenant 100000`` (152 bench queries, a bench loading beside
 it) measured the statement's p90 / max and how much of the unpruned top 10 each bound

@@ -1,11 +1,10 @@
-"""A tracked recall's counting as one statement on PostgreSQL (issue 5).
+"""A tracked recall's counting as one statement on PostgreSQL.
 
 Counting a recall's hits is: recall_count + 1 (seed 002 §3.1), a history row for every
 hit whose score moved, the hits' rescoring, and the rows read back for the answer. As
 four statements in a transaction of their own (BEGIN and COMMIT two more round trips)
 it cost 8.0-8.6 ms per tracked recall at the bench's 10k memories per user, against
-5.1-5.4 ms as one statement in autocommit (p50 of 300, alternating in one process;
-issue 5, stop 20).
+5.1-5.4 ms as one statement in autocommit (p50 of 300, alternating in one process).
 
 Here it is one statement, so it needs no transaction of its own either: run in
 autocommit, a single statement is atomic by itself (``Database.one_statement``).

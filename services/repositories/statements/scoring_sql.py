@@ -296,7 +296,7 @@ def ids_rescoring(settings: Settings, dialect: str) -> tuple[Any, Any]:
     Why: every tracked recall and every add rescores its few memories, and building
     these two statements (two ``scored_rows`` trees of some hundred SQL elements) cost
     Python five times what the database spent running them: profiled with pyinstrument
-    over 100 ``track_hits`` of 10 hits on SQLite, 5.7 of 8.5 ms per call (issue 5).
+    over 100 ``track_hits`` of 10 hits on SQLite, 5.7 of 8.5 ms per call.
     """
     key = (dialect, *(getattr(settings, name) for name in SCORING_FIELDS))
     built = _BUILT.get(key)

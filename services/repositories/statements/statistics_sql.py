@@ -4,7 +4,7 @@ The user's ``memory_users`` row (tagged by a NULL term) and the query terms'
 ``memory_term_stats`` rows come back as one UNION ALL, the terms bound as one value (an
 array on PostgreSQL, a JSON array on SQLite). Built per call as a SQLAlchemy
 ``union_all`` it cost a recall about 1.5 ms of Python before the database saw it
-(pyinstrument at 10k memories per user, issue 5); this text never changes.
+(pyinstrument at 10k memories per user); this text never changes.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Ingest links each new memory to the newest memories sharing its topics, so a batch of
 1,000 statements asks for the newest few memories of about a thousand topics. Built as a
 SQLAlchemy ``union_all`` of one limited subquery per topic, constructing and compiling
-that statement cost more than running it (pyinstrument, issue 5); these are plain text
+that statement cost more than running it (pyinstrument); these are plain text
 whose shape depends only on the dialect and the number of topics.
 
 - PostgreSQL: ``unnest`` of the topics ``CROSS JOIN LATERAL`` a limited range scan of

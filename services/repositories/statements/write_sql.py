@@ -8,7 +8,7 @@ where the ORM must load objects, through ``session.execute`` with a cached state
 With the array INSERTs of services/repositories/dialect/bulk.py, an add's CPU in the event loop
 went from 9.1 to 4.0 ms (py-spy at 250 Hz, 800 adds on the bench's tenant-10k,
 PostgreSQL), and an add from 19.2 to 14.8 ms (p50, 300 adds, old and new code run
-alternately, two rounds; /tmp/scratch/addparts.py, issue 5).
+alternately, two rounds; /tmp/scratch/addparts.py).
 
 Lists are bound as one value (an array on PostgreSQL, an expanding ``IN`` on SQLite:
 dialect.one_of_bound), so the text of every statement here is fixed.
@@ -175,7 +175,7 @@ def lock_user(dialect: str) -> Insert:
     A new row's version starts at ``first_version``, a random number
     (MemoryRepository.lock_user): a person erased and then written again must not count
     1, 2, 3 … anew, or a recall cached under their old version 3 in some process would be
-    served again (issue 42).
+    served again.
     """
     u = _table(MemoryUser)
     at = bindparam("at", type_=u.c.updated_at.type)

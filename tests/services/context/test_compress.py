@@ -121,7 +121,7 @@ def test_every_system_message_is_kept_not_only_the_first() -> None:
         ChatMessage("user", "second question"),
         ChatMessage("user", "third question"),
     ]
-    # preserve_recent 2: the newest two are kept whatever their score (issue 31's rule).
+    # preserve_recent 2: the newest two are kept whatever their score.
     result = smart_compress(messages, scored([0, 9, 0, 1, 1]), target_count=4, preserve_recent=2)
     assert result.kept == [0, 2, 3, 4]  # both system messages, then the two most recent
     assert result.dropped == [1]
@@ -138,7 +138,7 @@ def test_every_system_message_is_kept_not_only_the_first() -> None:
 
 def test_limits_exactly_at_the_system_messages_keep_only_them() -> None:
     two = [SYSTEM, ChatMessage("user", "hello"), ChatMessage("system", "Be kind.")]
-    # preserve_recent 0: nothing is kept past the limit for being new (issue 31's rule).
+    # preserve_recent 0: nothing is kept past the limit for being new.
     assert smart_compress(two, scored([0, 5, 0]), target_count=2, preserve_recent=0).kept == [0, 2]
     system_tokens = HEURISTIC.message(two[0]) + HEURISTIC.message(two[2])
     by_tokens = smart_compress(two, scored([0, 5, 0]), budget_tokens=system_tokens)

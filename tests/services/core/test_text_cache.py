@@ -1,4 +1,4 @@
-"""Per-text caches are bounded in characters as well as entries (issue 29, finding 10)."""
+"""Per-text caches are bounded in characters as well as entries."""
 
 from __future__ import annotations
 

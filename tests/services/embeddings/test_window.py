@@ -1,4 +1,4 @@
-"""Every text is cut to the model's window before it is embedded (issue 43, item 3):
+"""Every text is cut to the model's window before it is embedded:
 in one place for every provider, measured against the bundled model's own tokenizer,
 and never at the expense of a turn for its context."""
 

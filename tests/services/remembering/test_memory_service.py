@@ -190,7 +190,7 @@ async def test_same_words_in_another_order_or_another_number_do_not_merge(
 async def test_an_unknown_memory_type_is_refused_by_the_service_itself(
     services: Services,
 ) -> None:
-    """Every caller (CLI, MCP, importers, routes) goes through the one check (issue 29):
+    """Every caller (CLI, MCP, importers, routes) goes through the one check:
     an unknown type is refused before anything is written, on add, batch and edit."""
     memory = await services.add("u", "I keep notes in Obsidian", memory_type="fact")
     async with services.db.unit_of_work() as session:

@@ -91,7 +91,7 @@ def test_the_alignment_budget_bounds_a_batch_and_then_counts_pairs_as_distinct()
 def test_a_batch_of_reordered_words_verifies_a_bounded_number_of_candidates(
     analyzer: TextAnalyzer,
 ) -> None:
-    """The issue's adversarial batch: every item holds every term of every other, so
+    """The adversarial batch: every item holds every term of every other, so
     before every earlier item was aligned with each (500k pairs for 1,000 items)."""
     words = [f"word{i}" for i in range(40)]
     rng = random.Random(29)

@@ -1,5 +1,5 @@
 """Scheduled work runs once per interval across processes, and a run whose process died
-is marked failed by the next one (issue 43, item 4).
+is marked failed by the next one.
 
 Two "processes" are two Databases (engines), two Embeddings and two schedulers on one
 database with real commits; their scheduled jobs are fired by the test at the times

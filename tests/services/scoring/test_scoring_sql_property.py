@@ -56,12 +56,12 @@ memories = st.builds(
     associated_count=st.integers(min_value=0, max_value=8),
 )
 
-# The issue's two drifts, always tried: a recall 7 days ago after a mention 12 days ago
+# The two drifts once found here, always tried: a recall 7 days ago after a mention 12 days ago
 # (and the other way round), and an old memory at exactly the floor.
 BOTH_ACTIVITIES = [Drawn(3, 20.0, 7.0, 12.0, 0.0, 0), Drawn(3, 20.0, 12.0, 7.0, 0.0, 0)]
 AT_THE_FLOOR = [Drawn(0, 60.0, None, None, 0.5, 0)]
 # At the bounds of the 0..1 range, and links beyond full impact. Beyond the range the
-# database refuses the row (ck_user_memories_scores, issue 29).
+# database refuses the row (ck_user_memories_scores).
 OUT_OF_RANGE = [Drawn(1, 0.0, None, None, 1.0, 9), Drawn(1, 0.0, None, None, 0.0, 0)]
 # Where PostgreSQL's float8 arithmetic underflows (an error there, not 0): a subnormal
 # emotion (found by this test, drawn as 5e-324) and decays of a century-old memory.

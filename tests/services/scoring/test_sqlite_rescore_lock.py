@@ -1,4 +1,4 @@
-"""Two rescoring runs on one SQLite database never both run (issue 29, finding 9): the
+"""Two rescoring runs on one SQLite database never both run: the
 second, in another process or the same one, is recorded as ``skipped``; a holder that
 dies leaves no stale lock. Synchronised by files, never by sleeping."""
 

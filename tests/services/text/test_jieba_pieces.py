@@ -1,4 +1,4 @@
-"""jieba gets text in bounded pieces: its HMM is quadratic in an unbroken run (issue 29)."""
+"""jieba gets text in bounded pieces: its HMM is quadratic in an unbroken run."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 PostgreSQL: ix_user_memories_user_superseded_by is rebuilt with INCLUDE (id), so the
 ``superseded_by_id IS NOT NULL`` list every recall leaves out is an index-only scan
 instead of a heap fetch per superseded memory (1.6 ms of a 10k-memory user's recall with
-458 superseded, 0.1 ms after; issue 5). SQLite's index already holds the id (the rowid):
+458 superseded, 0.1 ms after). SQLite's index already holds the id (the rowid):
 nothing changes there.
 
 Revision ID: 3a9c1e7d5b20

@@ -1,7 +1,7 @@
 """user_id leads every key: user_memories and memory_score_history keyed by (user_id, id)
 
 Every user-owned table now has ``user_id`` in its primary key, in every unique constraint
-and in every foreign key (issue 29), so PostgreSQL can be distributed by ``user_id``
+and in every foreign key, so PostgreSQL can be distributed by ``user_id``
 (Citus ``create_distributed_table``) without a change of schema. The two tables keyed by
 ``id`` alone become keyed by ``(user_id, id)``; ``id`` keeps its sequence and stays
 unique, so no id the API handed out changes. user_memories gains a plain index on ``id``

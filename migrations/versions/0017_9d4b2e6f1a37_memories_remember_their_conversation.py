@@ -2,7 +2,7 @@
 
 ``user_memories.conversation_id``: the dialogue a memory is a turn of, set by a batch
 or an import of a conversation. Recall's continuity signal (seed 004 §4.2) lends a strong
-hit's relevance only to the turns around it in the same conversation (issue 28); a
+hit's relevance only to the turns around it in the same conversation; a
 memory without one (a statement a person made on its own) has no neighbours. No index:
 neighbours are found by the (user_id, created_at, id) range scan and filtered on it.
 

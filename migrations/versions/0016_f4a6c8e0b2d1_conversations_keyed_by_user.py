@@ -1,6 +1,6 @@
 """message scores and compressions keyed by (user_id, id), like every user-owned table
 
-Issue 29 gave conversations an owner (a29e51c0d7b4) and put ``user_id`` first in every
+Earlier revisions gave conversations an owner (a29e51c0d7b4) and put ``user_id`` first in every
 other user-owned table's keys (e3b8f1a6c2d4); this does the same for the two message
 tables, so PostgreSQL can be distributed by ``user_id`` without a change of schema. Their
 unique constraints already lead with ``user_id`` and nothing refers to them. ``id`` keeps

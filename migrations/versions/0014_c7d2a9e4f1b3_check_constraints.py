@@ -1,6 +1,6 @@
-"""check constraints on every enumerated or bounded column (issue 29, finding 5)
+"""check constraints on every enumerated or bounded column
 
-Before issue 29 the CLI could store ``memory_type='note'``, after which the user's listing
+Before this the CLI could store ``memory_type='note'``, after which the user's listing
 and recall answered 500. Now the database itself refuses an unknown type or
 level, a negative count or a score outside [0, 1].
 

@@ -2,7 +2,7 @@
 
 Keys made with ``jarvis-memory keys create``: only the SHA-256 of the secret is kept,
 with the scope (``user_prefix`` NULL for every user) and whether the key is an admin
-key. Keys from JARVIS_API_KEYS / JARVIS_ADMIN_KEYS are not stored here (issue 29).
+key. Keys from JARVIS_API_KEYS / JARVIS_ADMIN_KEYS are not stored here.
 
 Revision ID: c3f7a1d9e2b6
 Revises: 5c1e7a9b3d20
