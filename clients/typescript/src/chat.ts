@@ -77,12 +77,12 @@ export interface ModelList {
 /** Whose memory and which conversation; sent as the proxy's headers. */
 export interface ChatOptions {
   /** The person (`X-Jarvis-User`); else the body's `user`. */
-  user?: string;
+  user?: string | undefined;
   /** The conversation the turn is remembered under (`X-Jarvis-Conversation`). */
-  conversation?: string;
+  conversation?: string | undefined;
   /** false: forward as it is and remember nothing (`X-Jarvis-Memory: off`). */
-  memory?: boolean;
-  signal?: AbortSignal;
+  memory?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export function chatHeaders(options: ChatOptions): Record<string, string> {

@@ -35,19 +35,19 @@ export const DEFAULT_URL = "http://127.0.0.1:8000";
 
 export interface ClientOptions {
   /** Where the service listens (default http://127.0.0.1:8000), without /v1. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** A service key (/v1) or an admin key; none when the service runs without keys. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Milliseconds to wait for an answer (a stream's first bytes); default 30,000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after 503 `database_busy` (default 3), each after `Retry-After`. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The longest wait before a retry, in seconds (default 30). */
-  maxRetryWait?: number;
+  maxRetryWait?: number | undefined;
   /** Another fetch (a test's, a proxy agent's); default the global one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 const user = (userId: string): string => `/v1/users/${encodeURIComponent(userId)}`;

@@ -34,16 +34,16 @@ export type ErrorBody = Schemas["ErrorBody"];
 
 /** The query of a memory listing (`GET /v1/users/{id}/memories`). */
 export interface ListOptions {
-  order?: Order;
-  limit?: number;
-  cursor?: string;
-  types?: MemoryType[];
-  level?: Level;
-  include_superseded?: boolean;
+  order?: Order | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  types?: MemoryType[] | undefined;
+  level?: Level | undefined;
+  include_superseded?: boolean | undefined;
 }
 
 /** The query of `GET /v1/users/{id}/escalations`. */
 export interface EscalationOptions {
-  include_acknowledged?: boolean;
-  include_superseded?: boolean;
+  include_acknowledged?: boolean | undefined;
+  include_superseded?: boolean | undefined;
 }
