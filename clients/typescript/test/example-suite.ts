@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import type { Live } from "./live.test.js";
 
 const PACKAGE = fileURLToPath(new URL("../../", import.meta.url)); // from build/test/
+const MARKER = "<!-- ts-client-example -->\n```ts\n";
 
 export const EXPECTED = ["fact: I moved to Lisbon in May", "404 memory_not_found", ""].join("\n");
 
@@ -24,5 +25,22 @@ export function exampleTests(live: Live): void {
     const source = await readFile(`${PACKAGE}examples/quickstart.ts`, "utf8");
     assert.ok(readme.includes(source), "README.md does not show examples/quickstart.ts as it is");
     assert.ok(readme.includes(EXPECTED), "README.md does not show the quickstart's output");
+  });
+
+  test("the project README shows lines of the quickstart, in its order", async () => {
+    const readme = await readFile(`${PACKAGE}../../README.md`, "utf8");
+    // The shorter example leaves out the typed error, and so its import.
+    const quickstart = await readFile(`${PACKAGE}examples/quickstart.ts`, "utf8");
+    const source = quickstart.replace(", NotFoundError", "").split("\n");
+    const start = readme.indexOf(MARKER);
+    assert.ok(start >= 0, `README.md has no ${MARKER.trim()} block`);
+    const shown = readme.slice(start + MARKER.length, readme.indexOf("```", start + MARKER.length)).split("\n");
+    let at = 0;
+    for (const line of shown.filter((text) => text.trim() !== "")) {
+      const found = source.findIndex((text, index) => index >= at && text === line);
+      assert.ok(found >= 0, `not a line of examples/quickstart.ts (in order): ${line}`);
+      at = found + 1;
+    }
+    assert.ok(readme.includes(`prints \`${EXPECTED.split("\n")[0]}\``));
   });
 }
