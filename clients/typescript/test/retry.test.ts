@@ -11,7 +11,8 @@ const MEMORY_PAGE = { items: [], next_cursor: null };
 /** Answers the first `busy` requests 503 database_busy with Retry-After: 1, then 200. */
 let busy = 0;
 const arrivals: number[] = [];
-const server: Server = createServer((_request, response) => {
+const server: Server = createServer((request, response) => {
+  if (request.url?.startsWith("/hang")) return; // never answers: the time-out's test
   arrivals.push(performance.now());
   if (arrivals.length <= busy) {
     response.writeHead(503, { "Content-Type": "application/json", "Retry-After": "1" });
@@ -26,7 +27,10 @@ before(async () => {
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(() => new Promise((done) => server.close(done)));
+after(() => {
+  server.closeAllConnections();
+  return new Promise((done) => server.close(done));
+});
 
 test("a busy answer is sent again after Retry-After", async () => {
   busy = 1;
@@ -58,4 +62,9 @@ test("maxRetryWait caps the wait", async () => {
   await new JarvisMemory({ baseUrl, maxRetryWait: 0.05 }).listMemories("ada");
   assert.equal(arrivals.length, 2);
   assert.ok((arrivals[1] ?? 0) - (arrivals[0] ?? 0) < 900);
+});
+
+test("no answer within timeoutMs rejects with a TimeoutError", async () => {
+  const client = new JarvisMemory({ baseUrl: `${baseUrl}/hang`, timeoutMs: 100 });
+  await assert.rejects(client.healthz(), { name: "TimeoutError" });
 });
