@@ -15,7 +15,7 @@ TEST_WORKERS ?= 2
 DATASETS ?= ../shared/datasets
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lock coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
+.PHONY: run test test-ts lock coverage lint fmt typecheck migrate revision docs bench bench-embedding eval eval-embedding eval-embedding-minilm eval-compression eval-scenarios eval-people mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,15 @@ typecheck: $(STAMP)
 test: lint typecheck ## ruff, import layers, mypy, then pytest on $(TEST_WORKERS) workers (SQLite + $$TEST_DATABASE_URL)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -p no:cacheprovider $(PYTEST_COV); \
 	status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
+
+# The TypeScript client (clients/typescript): Node 20+ and npm. .ci/run runs it after `make test`.
+TS := clients/typescript
+
+$(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
+
+test-ts: $(STAMP) $(TS)/node_modules/.package-lock.json ## the TypeScript client: its types match the app's OpenAPI schema, node --test against a real service, the packed types compile under tsc --strict
+	cd $(TS) && npm run --silent check
 
 # Coverage's tracer makes the suite about 1.5 times slower, so `make test` leaves it out.
 coverage: PYTEST_COV = --cov --cov-report=term
@@ -131,3 +140,4 @@ mutation: $(VENV)/.mutation ## mutmut over the core modules (long; not part of m
 
 clean:
 	rm -rf mutants $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage build *.egg-info
+	rm -rf $(TS)/node_modules $(TS)/dist $(TS)/build
