@@ -30,3 +30,20 @@ class ErasedOut(BaseModel):
     user_id: str
     erased: ErasedCountsOut
     total: int = Field(ge=0, description="rows removed in all")
+
+
+class ImportedCountsOut(BaseModel):
+    """Lines of each kind the import wrote (the export's ``end`` line counts the same)."""
+
+    person: int = Field(ge=0, le=1)
+    memory: int = Field(ge=0)
+    link: int = Field(ge=0)
+    message_score: int = Field(ge=0)
+    compression: int = Field(ge=0)
+
+
+class ImportedOut(BaseModel):
+    """The outcome of ``POST /v1/users/{user_id}/import``."""
+
+    user_id: str
+    imported: ImportedCountsOut
