@@ -1,4 +1,5 @@
-"""``python -m docsgen``: regenerate the README walkthrough and docs/configuration.md."""
+"""``python -m docsgen``: regenerate the README walkthrough, docs/configuration.md and
+docs/person-export.schema.json."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import httpx
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
-from docsgen import configuration, walkthrough
+from docsgen import configuration, export_schema, walkthrough
 from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
@@ -23,6 +24,7 @@ from services.embeddings.jobs import run_embedding_backfill
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 CONFIGURATION = ROOT / "docs" / "configuration.md"
+EXPORT_SCHEMA = ROOT / "docs" / "person-export.schema.json"
 
 
 # What `make run` serves (Makefile: EMBEDDING_PROVIDER ?= local): the walkthrough answers
@@ -90,15 +92,25 @@ def main() -> int:
     stale_config = (
         CONFIGURATION.read_text(encoding="utf-8") != config if CONFIGURATION.exists() else True
     )
+    schema = export_schema.render()
+    stale_schema = (
+        EXPORT_SCHEMA.read_text(encoding="utf-8") != schema if EXPORT_SCHEMA.exists() else True
+    )
     if args.check:
         for line in stale:
             print(line, file=sys.stderr)
         if stale_config:
             print("docs/configuration.md differs from the settings", file=sys.stderr)
-        return 1 if stale or stale_config else 0
+        if stale_schema:
+            print("docs/person-export.schema.json differs from the export", file=sys.stderr)
+        return 1 if stale or stale_config or stale_schema else 0
     README.write_text(walkthrough.replace(readme, block), encoding="utf-8")
     CONFIGURATION.write_text(config, encoding="utf-8")
-    print(f"wrote {README.name} (walkthrough) and {CONFIGURATION.relative_to(ROOT)}")
+    EXPORT_SCHEMA.write_text(schema, encoding="utf-8")
+    print(
+        f"wrote {README.name} (walkthrough), {CONFIGURATION.relative_to(ROOT)} and "
+        f"{EXPORT_SCHEMA.relative_to(ROOT)}"
+    )
     return 0
 
 

@@ -197,6 +197,6 @@ def encode(line: Line) -> bytes:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of one line (docs/person-export.schema.json, kept in step by
-    tests/services/test_person_document.py)."""
+    """The JSON Schema of one line (docs/person-export.schema.json, written by
+    ``python -m docsgen`` and kept in step by tests/docs/test_export_schema.py)."""
     return LINE.json_schema()
