@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.access.erasure import PersonEraser
 from services.access.person_export import PersonExporter
 from services.access.person_import import PersonImporter
+from services.access.person_settings import PersonSettingsService
 from services.context.assembly.knowledge import Recalled
 from services.context.assembly.knowledge_cache import KnowledgeCache
 from services.context.assembly.service import ContextService
@@ -157,6 +158,10 @@ class Services:
         """Importing people's exports, bound to ``session``, with this process's
         analyzer (the index is rebuilt from the texts)."""
         return PersonImporter(session, self.analyzer, self.clock, self._person_caches())
+
+    def person_settings(self, session: AsyncSession) -> PersonSettingsService:
+        """People's settings (their time zone), bound to ``session``."""
+        return PersonSettingsService(session, self.clock)
 
     def recall(self, session: AsyncSession) -> RecallService:
         """Recall with every configured source (the embedding model, the reranker)."""

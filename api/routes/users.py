@@ -9,7 +9,14 @@ from fastapi.responses import StreamingResponse
 
 from api.deps import SessionDep, StateDep, UserId, ensure_schema_ready
 from api.errors import error_responses
-from api.schemas.users import ErasedCountsOut, ErasedOut, ImportedCountsOut, ImportedOut
+from api.schemas.users import (
+    ErasedCountsOut,
+    ErasedOut,
+    ImportedCountsOut,
+    ImportedOut,
+    PersonOut,
+    PersonPatch,
+)
 from services.access.erasure import Erased, PersonEraser
 from services.access.person_document import MEDIA_TYPE
 
@@ -30,6 +37,30 @@ def erased_out(erased: Erased) -> ErasedOut:
         erased=ErasedCountsOut(**erased.counts),
         total=erased.total,
     )
+
+
+@router.get("/{user_id}", responses=error_responses(422))
+async def get_person(user_id: UserId, state: StateDep, session: SessionDep) -> PersonOut:
+    """A person's settings: ``time_zone``, the IANA zone their days are counted in
+    ("yesterday" in a recall, a memory's date in a context), null for UTC. Someone the
+    service has not met has the defaults."""
+    found = await state.person_settings(session).get(user_id)
+    return PersonOut(user_id=found.user_id, time_zone=found.time_zone)
+
+
+@router.patch("/{user_id}", responses=error_responses(422))
+async def patch_person(
+    user_id: UserId, body: PersonPatch, state: StateDep, session: SessionDep
+) -> PersonOut:
+    """Change a person's settings: ``time_zone`` (an IANA name this server's zone
+    database knows, else 422 ``invalid_input``; null: back to UTC). An omitted field
+    stays as it is."""
+    service = state.person_settings(session)
+    if "time_zone" in body.model_fields_set:
+        found = await service.set_time_zone(user_id, body.time_zone)
+    else:
+        found = await service.get(user_id)
+    return PersonOut(user_id=found.user_id, time_zone=found.time_zone)
 
 
 @router.delete("/{user_id}", responses=error_responses(422))

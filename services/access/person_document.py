@@ -5,7 +5,8 @@ back by ``POST /v1/users/{user_id}/import``. In order:
 
 1. ``header``: the format's name and ``version`` (:data:`FORMAT_VERSION`), whose it was,
    when it was made;
-2. ``person``: the person's own row (when the service first and last saw them);
+2. ``person``: the person's own row (when the service first and last saw them) and
+   their settings (``time_zone``);
 3. one ``memory`` per memory, oldest id first, with its score history and its vector;
 4. one ``link`` per link between two memories;
 5. one ``message_score`` per scored message, one ``compression`` per compression run;
@@ -71,6 +72,7 @@ class Person(Line):
     kind: Literal["person"] = "person"
     created_at: Stamp
     updated_at: Stamp
+    time_zone: Annotated[str, Field(max_length=64)] | None = None
 
 
 class ScoreSnapshot(Line):

@@ -115,7 +115,7 @@ class PersonExporter:
             yield encode(Header(version=FORMAT_VERSION, user_id=user_id, exported_at=self.clock()))
             person = await repo.person(user_id)
             if person is not None:
-                yield counted(Person(created_at=person.created_at, updated_at=person.updated_at))
+                yield counted(Person.model_validate(_columns(person, Person)))
             ids = await repo.memory_ids(user_id)
             refs = {memory_id: ref for ref, memory_id in enumerate(ids, start=1)}
             for start in range(0, len(ids), MEMORIES_PER_PAGE):

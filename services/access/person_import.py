@@ -169,8 +169,7 @@ class PersonImporter:
         await self.memories.bump_user(user_id, now, len(ids), length)
         if document.person is not None:
             person = document.person
-            times = {"created_at": person.created_at, "updated_at": person.updated_at}
-            await self.people.set_person_times(user_id, times)
+            await self.people.set_person(user_id, person.model_dump(exclude={"kind"}))
 
 
 def _refuse_repeats(memories: Sequence[Memory], analyses: Sequence[AnalyzedText]) -> None:

@@ -34,6 +34,7 @@ from services.access.person_document import (
     Person,
 )
 from services.core.errors import DomainError, InvalidExport
+from services.core.time_zones import check_time_zone
 from services.core.validation import check_content, check_created_at, check_metadata, check_text
 
 
@@ -95,6 +96,13 @@ def _check_memory(number: int, memory: Memory) -> None:
         raise _refuse(number, f"vector.vector holds {len(raw)} bytes, not 4 × dim {vector.dim}")
 
 
+def _check_zone(number: int, name: str) -> None:
+    try:
+        check_time_zone(name)
+    except DomainError as exc:
+        raise _refuse(number, exc.message) from exc
+
+
 def read_document(lines: Iterable[bytes | str]) -> Document:
     """Parse and check a whole export; raises :class:`InvalidExport` on the first fault."""
     document: Document | None = None
@@ -130,6 +138,8 @@ def read_document(lines: Iterable[bytes | str]) -> Document:
         if isinstance(line, Person):
             if document.person is not None:
                 raise _refuse(number, "a second person line")
+            if line.time_zone is not None:
+                _check_zone(number, line.time_zone)
             document.person = line
         elif isinstance(line, Memory):
             if line.ref in refs:

@@ -118,12 +118,21 @@ class PersonDataRepository:
                 .execution_options(synchronize_session=False)
             )
 
-    async def set_person_times(self, user_id: str, person: Mapping[str, Any]) -> None:
-        """Give the person's row the times of the exported one."""
+    async def set_person(self, user_id: str, person: Mapping[str, Any]) -> None:
+        """Give the person's row the times and settings of the exported one."""
         await self.session.execute(
             update(MemoryUser)
             .where(MemoryUser.user_id == user_id)
             .values(**person)
+            .execution_options(synchronize_session=False)
+        )
+
+    async def set_time_zone(self, user_id: str, time_zone: str | None) -> None:
+        """Store the person's time zone name (their row exists: the caller took it)."""
+        await self.session.execute(
+            update(MemoryUser)
+            .where(MemoryUser.user_id == user_id)
+            .values(time_zone=time_zone)
             .execution_options(synchronize_session=False)
         )
 
