@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import StreamingResponse
 
+from api.bounded_body import read_bounded
 from api.deps import SessionDep, StateDep, UserId, ensure_schema_ready
 from api.errors import error_responses
 from api.schemas.users import (
@@ -112,7 +113,7 @@ _IMPORT_BODY = {
 @router.post(
     "/{user_id}/import",
     status_code=status.HTTP_201_CREATED,
-    responses=error_responses(409, 422),
+    responses=error_responses(409, 413, 422),
     openapi_extra=_IMPORT_BODY,
 )
 async def import_user(
@@ -121,8 +122,15 @@ async def import_user(
     """Import an export as this person's data, all or nothing: 422 ``invalid_export``
     (with the line at fault) for a document that is not a whole export of this format
     version, 409 ``user_not_empty`` for a person who already has memories; either way
-    nothing is written. The memories keep their times, counts and scores; the search
-    index is rebuilt from their texts. The user id may differ from the exported one."""
-    body = await request.body()
+    nothing is written; 413 ``too_large`` for a body over IMPORT_MAX_BYTES (import it with
+    ``jarvis-memory users import`` instead). The memories keep their times, counts and
+    scores; the search index is rebuilt from their texts. The user id may differ from the
+    exported one."""
+    limit = state.settings.import_max_bytes
+    refusal = (
+        f"the export is over IMPORT_MAX_BYTES ({limit} bytes): import it on the server with "
+        "jarvis-memory users import USER FILE, or raise the setting"
+    )
+    body = await read_bounded(request, limit, refusal)
     imported = await state.importer(session).import_lines(user_id, body.splitlines())
     return ImportedOut(user_id=imported.user_id, imported=ImportedCountsOut(**imported.counts))

@@ -120,3 +120,10 @@ class UserNotEmpty(DomainError):
 
     code = "user_not_empty"
     status_code = 409
+
+
+class TooLarge(DomainError):
+    """A request body over the size this deployment reads (a setting names it)."""
+
+    code = "too_large"
+    status_code = 413

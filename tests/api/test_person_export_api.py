@@ -5,6 +5,7 @@ that is not a whole export is refused with nothing written."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -121,6 +122,11 @@ async def test_export_erase_import_gives_back_the_same_person(
     after = await export(client)
     assert without_header(after) == without_header(before)
     assert await recalls(client, USER) == recalled
+    # Byte for byte too, once imported from the bytes of an export and exported again.
+    first = (await client.get(f"/v1/users/{USER}/export")).content
+    await import_(client, "byte-copy", first)
+    again = (await client.get("/v1/users/byte-copy/export")).content
+    assert again.split(b"\n")[1:] == first.split(b"\n")[1:]
 
 
 async def test_an_export_imports_into_another_person_and_leaves_the_first_alone(
@@ -246,3 +252,22 @@ async def test_vectors_travel_with_their_memories(
     assert len(provider.requests) == requests  # imported, not embedded again
     assert without_header(await export(http)) == without_header(before)
     assert await recalls(http, USER) == recalled
+
+
+async def test_an_import_over_the_size_bound_is_refused_unread(
+    app_with: AppFactory, clock: FakeClock
+) -> None:
+    http = await app_with(import_max_bytes=2048)
+    await build_a_life(http, clock)
+    data = encoded(await export(http))
+    assert len(data) > 2048
+    error = assert_error(await http.post("/v1/users/big/import", content=data), 413, "too_large")
+    assert "IMPORT_MAX_BYTES" in error["message"]
+
+    async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted as it comes
+        for start in range(0, len(data), 1000):
+            yield data[start : start + 1000]
+
+    streamed = await http.post("/v1/users/big/import", content=chunks())
+    assert_error(streamed, 413, "too_large")
+    assert await list_all(http, "big") == []
