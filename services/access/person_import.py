@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,7 +41,8 @@ from services.core.validation import check_user_id
 from services.repositories.memories import MemoryRepository
 from services.repositories.person_data import PersonDataRepository
 from services.repositories.search import Postings, SearchRepository
-from services.text.analysis import AnalyzedText, TextAnalyzer
+from services.text import content_hash
+from services.text.analysis import TextAnalyzer
 
 # What forgets a user in one of the process's caches (as services/access/erasure.py).
 Forget = Callable[[str], None]
@@ -54,7 +56,24 @@ class Imported:
     counts: dict[str, int]
 
 
-def _memory_row(user_id: str, memory: Memory, analysis: AnalyzedText) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Derived:
+    """What the service derives from a memory's text for its index: what an import
+    rebuilds (the stored tags, topics and scores are imported as they were)."""
+
+    content_hash: str
+    terms: Counter[str]
+
+    @classmethod
+    def of(cls, analyzer: TextAnalyzer, content: str) -> Derived:
+        return cls(content_hash(content), analyzer.terms(content))
+
+    @property
+    def doc_length(self) -> int:
+        return sum(self.terms.values())
+
+
+def _memory_row(user_id: str, memory: Memory, analysis: Derived) -> dict[str, Any]:
     row = memory.model_dump(
         exclude={"kind", "ref", "metadata", "superseded_by", "history", "vector"}
     )
@@ -87,10 +106,11 @@ class PersonImporter:
     async def import_lines(self, user_id: str, lines: Iterable[bytes | str]) -> Imported:
         """Import the export ``lines`` as ``user_id``'s data; what was written."""
         check_user_id(user_id)
-        document = read_document(lines)
-        # jieba is CPU-bound: analysed before the user's row is taken, off the event loop.
+        # Parsing and jieba are CPU-bound: both run before the user's row is taken, off
+        # the event loop (a large export is seconds of work).
+        document = await asyncio.to_thread(read_document, list(lines))
         analyses = await asyncio.to_thread(
-            lambda: [self.analyzer.analyze(m.content) for m in document.memories]
+            lambda: [Derived.of(self.analyzer, m.content) for m in document.memories]
         )
         _refuse_repeats(document.memories, analyses)
         now = self.clock()
@@ -116,7 +136,7 @@ class PersonImporter:
         self,
         user_id: str,
         document: Document,
-        analyses: Sequence[AnalyzedText],
+        analyses: Sequence[Derived],
         now: datetime,
     ) -> None:
         memories = document.memories
@@ -172,7 +192,7 @@ class PersonImporter:
             await self.people.set_person(user_id, person.model_dump(exclude={"kind"}))
 
 
-def _refuse_repeats(memories: Sequence[Memory], analyses: Sequence[AnalyzedText]) -> None:
+def _refuse_repeats(memories: Sequence[Memory], analyses: Sequence[Derived]) -> None:
     """Two memories of the same words in the same role's mouth are one memory to the
     service (a repeat merges): an export never holds both."""
     seen: dict[tuple[str, str], int] = {}
