@@ -1,5 +1,5 @@
-"""``python -m docsgen``: regenerate the README walkthrough and command-line sample, and
-docs/configuration.md."""
+"""``python -m docsgen``: regenerate the README walkthrough and command-line sample,
+docs/configuration.md and docs/person-export.schema.json."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import httpx
 from asgi_lifespan import LifespanManager
 
 from api.app import create_app
-from docsgen import cli_sample, configuration, walkthrough
+from docsgen import cli_sample, configuration, export_schema, walkthrough
 from services.composition import Services
 from services.core.schema import migrate
 from services.core.settings import Settings
@@ -24,6 +24,7 @@ from services.embeddings.jobs import run_embedding_backfill
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 CONFIGURATION = ROOT / "docs" / "configuration.md"
+EXPORT_SCHEMA = ROOT / "docs" / "person-export.schema.json"
 
 
 # What `make run` serves (Makefile: EMBEDDING_PROVIDER ?= local): the walkthrough answers
@@ -94,17 +95,26 @@ def main() -> int:
     stale_config = (
         CONFIGURATION.read_text(encoding="utf-8") != config if CONFIGURATION.exists() else True
     )
+    schema = export_schema.render()
+    stale_schema = (
+        EXPORT_SCHEMA.read_text(encoding="utf-8") != schema if EXPORT_SCHEMA.exists() else True
+    )
     if args.check:
         for line in stale:
             print(line, file=sys.stderr)
         if stale_config:
             print("docs/configuration.md differs from the settings", file=sys.stderr)
-        return 1 if stale or stale_config else 0
+        if stale_schema:
+            print("docs/person-export.schema.json differs from the export", file=sys.stderr)
+        return 1 if stale or stale_config or stale_schema else 0
     readme = cli_sample.replace(walkthrough.replace(readme, block), sample)
     README.write_text(readme, encoding="utf-8")
     CONFIGURATION.write_text(config, encoding="utf-8")
-    written = CONFIGURATION.relative_to(ROOT)
-    print(f"wrote {README.name} (walkthrough, command-line sample) and {written}")
+    EXPORT_SCHEMA.write_text(schema, encoding="utf-8")
+    print(
+        f"wrote {README.name} (walkthrough, command-line sample), "
+        f"{CONFIGURATION.relative_to(ROOT)} and {EXPORT_SCHEMA.relative_to(ROOT)}"
+    )
     return 0
 
 

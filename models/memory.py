@@ -163,7 +163,8 @@ class UserMemory(Base):
 
 
 class MemoryUser(Base):
-    """Per-user aggregates, kept by atomic increments: BM25 statistics and counts."""
+    """Per-user aggregates, kept by atomic increments (BM25 statistics and counts), and
+    the person's settings."""
 
     __tablename__ = "memory_users"
     # No CHECK on the counts: they change by an upsert whose INSERT values are the deltas
@@ -178,3 +179,6 @@ class MemoryUser(Base):
     write_version: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    # The IANA zone the person's days are counted in ("yesterday", a memory's date);
+    # None: UTC. Set by PATCH /v1/users/{user_id} (services/access/person_settings.py).
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)

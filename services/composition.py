@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.access.erasure import PersonEraser
+from services.access.person_export import PersonExporter
+from services.access.person_import import PersonImporter
+from services.access.person_settings import PersonSettingsService
 from services.context.assembly.knowledge import Recalled
 from services.context.assembly.knowledge_cache import KnowledgeCache
 from services.context.assembly.service import ContextService
@@ -137,10 +141,27 @@ class Services:
     def erasure(self, session: AsyncSession) -> PersonEraser:
         """Erasing people, bound to ``session``; it also empties this process's caches
         of them (the vectors, the recalls context assembly keeps)."""
-        caches = [self.knowledge_cache.forget_user]
+        return PersonEraser(session, self._person_caches())
+
+    def _person_caches(self) -> list[Callable[[str], None]]:
+        """What forgets a person in this process's caches (the recalls, the vectors)."""
+        caches: list[Callable[[str], None]] = [self.knowledge_cache.forget_user]
         if self.embeddings is not None:
             caches.append(self.embeddings.cache.invalidate)
-        return PersonEraser(session, caches)
+        return caches
+
+    def exporter(self) -> PersonExporter:
+        """People's exports; each reads one snapshot of the database of its own."""
+        return PersonExporter(self.db, self.clock)
+
+    def importer(self, session: AsyncSession) -> PersonImporter:
+        """Importing people's exports, bound to ``session``, with this process's
+        analyzer (the index is rebuilt from the texts)."""
+        return PersonImporter(session, self.analyzer, self.clock, self._person_caches())
+
+    def person_settings(self, session: AsyncSession) -> PersonSettingsService:
+        """People's settings (their time zone), bound to ``session``."""
+        return PersonSettingsService(session, self.clock)
 
     def recall(self, session: AsyncSession) -> RecallService:
         """Recall with every configured source (the embedding model, the reranker)."""

@@ -21,6 +21,9 @@ BUILT_BY_THE_ROOT = frozenset(
         "ContextService",
         "MessageScoringService",
         "build_embeddings",
+        "PersonEraser",
+        "PersonExporter",
+        "PersonImporter",
     }
 )
 

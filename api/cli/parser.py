@@ -161,15 +161,41 @@ def _keys(parser: argparse.ArgumentParser) -> None:
 
 def _users(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    summary = (
+
+    def action(name: str, summary: str) -> argparse.ArgumentParser:
+        return actions.add_parser(
+            name, help=summary, description=summary, formatter_class=_HelpFormatter
+        )
+
+    erase = action(
+        "erase",
         "erase a person: memories, vectors, index, history, message scores, their row "
-        "and the keys bound to exactly them, in one transaction (idempotent)"
-    )
-    erase = actions.add_parser(
-        "erase", help=summary, description=summary, formatter_class=_HelpFormatter
+        "and the keys bound to exactly them, in one transaction (idempotent)",
     )
     erase.add_argument("user_id", metavar="USER_ID", help="whom to erase")
     _json_flag(erase)
+    export = action(
+        "export",
+        "write everything the service holds of a person as JSON Lines (the format of "
+        "GET /v1/users/{user_id}/export)",
+    )
+    export.add_argument("user_id", metavar="USER_ID", help="whose data")
+    export.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of standard output",
+    )
+    imported = action(
+        "import",
+        "import an export as a person who has no memories, all or nothing (the user id "
+        "may differ from the exported one)",
+    )
+    imported.add_argument("user_id", metavar="USER_ID", help="whose data it becomes")
+    imported.add_argument("path", metavar="FILE", help="the export; - reads standard input")
+    _json_flag(imported)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,5 +240,5 @@ def build_parser() -> argparse.ArgumentParser:
     _json_flag(command("stats", "service-wide counts and the last rescoring run"))
     _import(command("import", "import conversation histories as memories"))
     _keys(command("keys", "API keys bound to all users or a user-id prefix"))
-    _users(command("users", "a person's data: erase everything of one user"))
+    _users(command("users", "a person's data: erase, export or import everything of one user"))
     return parser

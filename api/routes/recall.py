@@ -72,6 +72,7 @@ async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
         include_superseded=body.include_superseded,
         rerank_mode=body.rerank_mode,
         min_confidence=body.min_confidence,
+        time_zone=body.time_zone,
     )
     verdict = sufficiency(
         [h.evidence for h in hits],

@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from models import MEMORY_ROLES, MEMORY_TYPES
+from services.core.time_zones import MAX_TIME_ZONE_CHARS
 from services.core.validation import (
     CONTENT_PATTERN,
     MAX_CONTENT_CHARS,
@@ -87,3 +88,14 @@ assert set(Role.__args__) == set(MEMORY_ROLES)  # type: ignore[attr-defined]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+TimeZone = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=MAX_TIME_ZONE_CHARS,
+        description="an IANA time zone name, such as Asia/Shanghai or Europe/London",
+        examples=["Asia/Shanghai"],
+    ),
+]

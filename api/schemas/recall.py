@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from api.schemas.common import Bool, Float, Int, MemoryType, NoNul, _Strict
+from api.schemas.common import Bool, Float, Int, MemoryType, NoNul, TimeZone, _Strict
 from api.schemas.memories import MemoryOut
 from services.core.validation import MAX_CONTENT_CHARS, MAX_ID, MAX_TOP_K
 from services.recall.ranking.query_types import QueryType
@@ -34,6 +34,11 @@ class RecallIn(_Strict):
         default=None,
         description="leave out hits of lower confidence (default RECALL_MIN_CONFIDENCE); "
         "a recall may return fewer than top_k results, or none",
+    )
+    time_zone: TimeZone | None = Field(
+        default=None,
+        description="count the days the query names (yesterday, 上周五) in this IANA zone "
+        "instead of the person's own (PATCH /v1/users/{user_id}; UTC when unset)",
     )
 
 

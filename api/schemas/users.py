@@ -1,8 +1,10 @@
-"""What erasing a person returns."""
+"""A person's settings, and what erasing and importing a person return."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
+
+from api.schemas.common import TimeZone, _Strict
 
 
 class ErasedCountsOut(BaseModel):
@@ -30,3 +32,37 @@ class ErasedOut(BaseModel):
     user_id: str
     erased: ErasedCountsOut
     total: int = Field(ge=0, description="rows removed in all")
+
+
+class ImportedCountsOut(BaseModel):
+    """Lines of each kind the import wrote (the export's ``end`` line counts the same)."""
+
+    person: int = Field(ge=0, le=1)
+    memory: int = Field(ge=0)
+    link: int = Field(ge=0)
+    message_score: int = Field(ge=0)
+    compression: int = Field(ge=0)
+
+
+class ImportedOut(BaseModel):
+    """The outcome of ``POST /v1/users/{user_id}/import``."""
+
+    user_id: str
+    imported: ImportedCountsOut
+
+
+class PersonOut(BaseModel):
+    """A person's settings."""
+
+    user_id: str
+    time_zone: str | None = Field(
+        description="the IANA zone the person's days are counted in; null: UTC"
+    )
+
+
+class PersonPatch(_Strict):
+    """Settings to change; an omitted one stays as it is."""
+
+    time_zone: TimeZone | None = Field(
+        default=None, description="the zone to count the person's days in; null: back to UTC"
+    )

@@ -244,6 +244,23 @@ class Database:
             yield session
 
     @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[AsyncSession]:
+        """A unit of work that only reads, and reads one state of the database in all
+        its statements: what a reader that runs many queries must see as a whole (an
+        export of a person, whose links must name memories the same export holds).
+
+        SQLite: a reader's deferred BEGIN already reads one WAL snapshot until its end.
+        PostgreSQL: REPEATABLE READ, instead of a reader's autocommit, where each
+        statement would see the commits made since the one before.
+        """
+        async with self.sessionmaker() as session, session.begin():
+            options: dict[str, Any] = {_READER: True}
+            if self.dialect == "postgresql" and isinstance(session.bind, AsyncEngine):
+                options["isolation_level"] = "REPEATABLE READ"
+            await session.connection(execution_options=options)
+            yield session
+
+    @asynccontextmanager
     async def one_statement(self) -> AsyncIterator[AsyncSession]:
         """A unit of work whose writes are a single statement (a tracked recall's count).
 

@@ -104,3 +104,26 @@ class Gone(DomainError):
 
     code = "gone"
     status_code = 410
+
+
+class InvalidExport(DomainError):
+    """A person's export that cannot be imported as it is: not the format, another
+    version, cut short, or naming what it does not hold. Nothing of it was written."""
+
+    code = "invalid_export"
+    status_code = 422
+
+
+class UserNotEmpty(DomainError):
+    """An import into a person who already has memories: it would mix two people's
+    data (erase them first, or import into another user id)."""
+
+    code = "user_not_empty"
+    status_code = 409
+
+
+class TooLarge(DomainError):
+    """A request body over the size this deployment reads (a setting names it)."""
+
+    code = "too_large"
+    status_code = 413

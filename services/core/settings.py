@@ -189,6 +189,14 @@ class Settings(BaseSettings):
         default=None,
         description="whose memories `jarvis-memory mcp` (stdio) serves, when --user is not given",
     )
+    # An import's body is read whole before it is checked (all or nothing): a bound keeps
+    # one request from holding the process's memory (services/access/person_reading.py).
+    import_max_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=1024,
+        description="largest body POST /v1/users/{user_id}/import reads (413 beyond it; "
+        "`jarvis-memory users import` reads a file of any size)",
+    )
 
     # Scheduler (seed 002: scores kept fresh by a scheduled job).
     scheduler_enabled: bool = Field(

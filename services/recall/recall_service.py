@@ -41,7 +41,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -51,6 +51,7 @@ from services.core.clock import Clock
 from services.core.errors import InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
+from services.core.time_zones import check_time_zone, person_zone
 from services.core.validation import MAX_TOP_K, check_user_id
 from services.embeddings.nearest import relative_to_best
 from services.embeddings.similarities import Similarities
@@ -182,20 +183,23 @@ class RecallService:
         include_superseded: bool = False,
         rerank_mode: RerankMode | None = None,
         min_confidence: float | None = None,
+        time_zone: str | None = None,
     ) -> list[RecallHit]:
         """At most ``top_k`` memories for ``query``, best first (seed 002 §5.2): only those
         with query-dependent evidence and at least ``min_confidence`` (default
         RECALL_MIN_CONFIDENCE for a statement, RECALL_MIN_CONFIDENCE_DIALOGUE for a turn
         of a conversation), so possibly fewer. ``rerank_mode`` chooses the reranker's
-        mode when one is configured (seed 004)."""
+        mode when one is configured (seed 004). The days a query names ("yesterday",
+        「上周五」) are those of ``time_zone``, else of the person's own time zone."""
         check_user_id(user_id)
+        zone = check_time_zone(time_zone) if time_zone else None
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
         if min_confidence is not None and not 0.0 <= min_confidence <= 1.0:
             raise InvalidInput("min_confidence must be between 0 and 1")
         started = time.perf_counter()
         now = self.clock()
-        understood = await self._understand(query, now) if query.strip() else None
+        understood = await self._understand(user_id, query, now, zone) if query.strip() else None
         if understood is not None and understood.searchable:
             current_only = not include_superseded
             hits, lexical = await self._fused(
@@ -220,13 +224,26 @@ class RecallService:
         RECALL_RESULTS.observe(len(hits))
         return hits
 
-    async def _understand(self, query: str, now: datetime) -> QueryUnderstanding:
+    async def _understand(
+        self, user_id: str, query: str, now: datetime, zone: tzinfo | None
+    ) -> QueryUnderstanding:
+        """The query understood in the person's days: read in UTC first, and only when it
+        names a time (most queries do not) in the zone asked for or the person's own
+        (one more primary-key read)."""
+        understood = await self._analyse(query, now, UTC)
+        if understood.time is None:
+            return understood
+        if zone is None:
+            zone = person_zone(await self.memories.time_zone(user_id))
+        return understood if zone is UTC else await self._analyse(query, now, zone)
+
+    async def _analyse(self, query: str, now: datetime, zone: tzinfo) -> QueryUnderstanding:
         """The query analysed on the event loop when it is short (a chat turn's question
         takes a fraction of a millisecond, less than a hop to a worker thread and back),
         in a thread when it is long enough to hold other requests up."""
         if len(query) <= INLINE_QUERY_CHARS:
-            return understand(query, self.analyzer, now)
-        return await asyncio.to_thread(understand, query, self.analyzer, now)
+            return understand(query, self.analyzer, now, zone)
+        return await asyncio.to_thread(understand, query, self.analyzer, now, zone)
 
     def counts(self, hit: RecallHit) -> bool:
         """Whether a tracked recall counts this hit: it has evidence of its own (not only

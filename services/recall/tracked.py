@@ -38,6 +38,7 @@ async def recall_and_track(
     include_superseded: bool = False,
     rerank_mode: RerankMode | None = None,
     min_confidence: float | None = None,
+    time_zone: str | None = None,
 ) -> list[RecallHit]:
     """``recall_memories`` with the ranking in a reader and the counting after it (of
     the hits ``RecallService.counts``)."""
@@ -52,6 +53,7 @@ async def recall_and_track(
             include_superseded=include_superseded,
             rerank_mode=rerank_mode,
             min_confidence=min_confidence,
+            time_zone=time_zone,
         )
     if not track or not hits:
         return hits

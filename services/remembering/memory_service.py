@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,6 +32,7 @@ from services.core.errors import (
 from services.core.pacing import chunks
 from services.core.secret import hash_secret, keyed_hash
 from services.core.settings import Settings
+from services.core.time_zones import person_zone
 from services.core.validation import (
     check_batch_size,
     check_content,
@@ -590,6 +591,10 @@ class MemoryService:
         await self.impact.refresh(user_id, [memory_id, target_id])
         await self.memories.rescore(self.settings, now, user_id, [memory_id, target_id], "link")
         return link
+
+    async def time_zone(self, user_id: str) -> tzinfo:
+        """The zone the person's days are counted in (UTC unless they set one)."""
+        return person_zone(await self.memories.time_zone(user_id))
 
     async def write_version(self, user_id: str) -> int:
         """The user's write count: changes with every write of their memories."""

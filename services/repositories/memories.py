@@ -415,6 +415,12 @@ class MemoryRepository:
         found = (await self.session.execute(stmt)).scalar()
         return int(found or 0)
 
+    async def time_zone(self, user_id: str) -> str | None:
+        """The person's time zone name (None: UTC, or someone never seen)."""
+        stmt = select(MemoryUser.time_zone).where(MemoryUser.user_id == user_id)
+        found = (await self.session.execute(stmt)).scalar()
+        return str(found) if found else None
+
     async def user_stats(self, user_id: str) -> MemoryUser | None:
         """The user's aggregates (None before their first memory)."""
         return await self.session.get(MemoryUser, user_id, populate_existing=True)

@@ -44,6 +44,8 @@ EXAMPLES = {GenerationMode.POSITIVE: 4, GenerationMode.NEGATIVE: 3}
 # streams), which no document of this service can describe; without a model server it is
 # always 503 llm_not_configured. tests/api/test_chat_proxy*.py test it against one.
 PASSED_THROUGH = frozenset({"POST /v1/chat/completions", "GET /v1/models"})
+# A person's import takes an export (JSON Lines, a string to the document): sent as text.
+schemathesis.serializer.alias("application/x-ndjson", "text/plain")
 
 
 def run_every_operation(url: str) -> tuple[int, dict[str, str]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 
 from services.context.assembly.assembler import MemoryCandidate
 from services.context.assembly.knowledge_cache import (
@@ -130,6 +131,8 @@ class KnowledgeLoader:
             if cached is not None:
                 return cached, "hit"
         hits = await self.recall.recall_memories(user_id, query, depth, track=False)
+        # The memory block dates each memory by the person's own calendar.
+        zone: tzinfo = await self.memories.time_zone(user_id) if hits else UTC
         candidates = tuple(
             MemoryCandidate(
                 id=h.memory.id,
@@ -137,7 +140,7 @@ class KnowledgeLoader:
                 memory_type=h.memory.memory_type,
                 score=round(h.score, 6),
                 importance=h.memory.importance_score,
-                created_at=h.memory.created_at,
+                created_at=h.memory.created_at.astimezone(zone),
             )
             for h in hits
         )

@@ -6,6 +6,11 @@ half-open UTC interval ``[start, end)`` (a day, a week, a month, a year), or a m
 any year for "in June" / 「五月」 with no year given. Relative expressions are resolved
 against the recall's clock; weeks start on Monday.
 
+Days are the person's: in their time zone, "yesterday" at 07:30 in Shanghai is the day
+before the 10th there, which began at 16:00 UTC on the 8th. The finders count in wall-clock
+time (a local time labelled UTC); each bound is then placed in the zone on its own date,
+so a span across a daylight-saving change is 23 or 25 hours long, as the person's day is.
+
 When a query holds several, the most specific absolute one wins ("last weekend before
 April 10, 2023" → April 10, 2023): an explicit date anchors better than a relative word.
 """
@@ -15,8 +20,8 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta, tzinfo
 
 _MONTH_NAMES = (
     *("january", "february", "march", "april", "may", "june"),
@@ -331,9 +336,21 @@ def _candidates(query: str, now: datetime) -> Iterator[TimeExpression]:
                 yield found
 
 
-def find_time_expression(query: str, now: datetime) -> TimeExpression | None:
-    """The most specific time expression in ``query``, or None."""
-    found = list(_candidates(query, now))
+def find_time_expression(query: str, now: datetime, zone: tzinfo = UTC) -> TimeExpression | None:
+    """The most specific time expression in ``query``, or None; its days are those of
+    ``zone`` (the person's time zone)."""
+    wall = now.astimezone(zone).replace(tzinfo=UTC)
+    found = list(_candidates(query, wall))
     if not found:
         return None
-    return min(found, key=lambda e: (e.priority, -len(e.text)))
+    best = min(found, key=lambda e: (e.priority, -len(e.text)))
+    return (
+        best
+        if zone is UTC
+        else replace(best, start=_placed(best.start, zone), end=_placed(best.end, zone))
+    )
+
+
+def _placed(wall: datetime | None, zone: tzinfo) -> datetime | None:
+    """A wall-clock bound (labelled UTC) as the instant it is in ``zone``."""
+    return None if wall is None else wall.replace(tzinfo=zone).astimezone(UTC)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 from services.recall.ranking.feelings import query_feelings
 from services.recall.ranking.phrases import QueryPhrases, query_phrases
@@ -75,9 +75,11 @@ def content_text(query: str, time: TimeExpression | None, now: datetime) -> str:
     return _RECAP.sub("，", text)
 
 
-def understand(query: str, analyzer: TextAnalyzer, now: datetime) -> QueryUnderstanding:
-    """Analyse a query (CPU only: call it off the event loop)."""
-    time = find_time_expression(query, now)
+def understand(
+    query: str, analyzer: TextAnalyzer, now: datetime, zone: tzinfo = UTC
+) -> QueryUnderstanding:
+    """Analyse a query (CPU only: call it off the event loop); its days are ``zone``'s."""
+    time = find_time_expression(query, now, zone)
     content = content_text(query, time, now)
     return QueryUnderstanding(
         terms=analyzer.query_terms(content),
