@@ -15,6 +15,8 @@ tail (its turn stored, its connection closed) is not counted. Per request of bot
 the time to the first byte of the answer's body. Whether the stream was relayed as it
 came: the model server holds the rest of each answer until the client has its first
 event, so a relay that gathered the stream is caught by an event, not by a clock.
+The same body also goes through the proxy with ``X-Jarvis-Memory: off`` (a pure
+pass-through), whose CPU before the model is the HTTP share of the proxy's cost.
 The target is a CPU p50 under ``TARGET_CPU_MS`` and no buffered stream.
 
 It stores one turn per proxied request, so it runs after the steps that read the data
@@ -43,6 +45,7 @@ TARGET_CPU_MS: Final = 15.0
 HISTORY_TURNS: Final = 6
 SETTLE_NS: Final = 200_000  # the server counts as idle below 0.2 ms of CPU in 20 ms
 SETTLE_ROUNDS: Final = 100
+MEMORY_OFF: Final = {"X-Jarvis-Memory": "off"}
 
 
 async def _memories(ctx: Context, user: str) -> int:
@@ -77,14 +80,18 @@ def _body(gen: Generator, user: str) -> dict[str, Any]:
 
 
 async def _first_byte(
-    http: httpx.AsyncClient, url: str, body: dict[str, Any], upstream: BenchUpstream
+    http: httpx.AsyncClient,
+    url: str,
+    body: dict[str, Any],
+    upstream: BenchUpstream,
+    headers: dict[str, str] | None = None,
 ) -> tuple[float, int | None]:
     """Seconds to the first byte of a streamed answer, and the watched process's CPU
     time then; the stream is read to its end."""
     upstream.first_seen.clear()
     start = time.perf_counter()
     first, cpu_ns = 0.0, None
-    async with http.stream("POST", url, json=body) as response:
+    async with http.stream("POST", url, json=body, headers=headers) as response:
         response.raise_for_status()
         async for chunk in response.aiter_raw():
             if chunk and not first:
@@ -106,9 +113,8 @@ async def chat_proxy(
         "LLM_MODEL": INTERNAL_MODEL,
         "MESSAGE_SCORE_BACKGROUND": "true",
     }
-    series = {
-        name: LatencySeries() for name in ("cpu", "cpu_first_byte", "wall", "proxied", "direct")
-    }
+    names = ("cpu", "cpu_first_byte", "wall", "proxied", "cpu_passthrough", "direct")
+    series = {name: LatencySeries() for name in names}
     gen = Generator(ctx.seed + 41)
     try:
         async with (
@@ -132,19 +138,27 @@ async def chat_proxy(
                     out["cpu_first_byte"] = (cpu_at_first - before) / 1e9
                 return out
 
+            async def passthrough(body: dict[str, Any]) -> dict[str, float]:
+                """The proxy without memory (``X-Jarvis-Memory: off``): its HTTP share."""
+                before = await _settle(server.pid)
+                seen = len(upstream.arrivals)
+                await _first_byte(http, proxied_url, body, upstream, MEMORY_OFF)
+                arrived = upstream.arrivals[seen].service_cpu_ns
+                return {} if arrived is None else {"cpu_passthrough": (arrived - before) / 1e9}
+
             async def direct(body: dict[str, Any]) -> dict[str, float]:
                 return {"direct": (await _first_byte(http, direct_url, body, upstream))[0]}
 
             for _ in range(2):  # warm, untimed: the pools, the caches, jieba's first words
-                await proxied(_body(gen, user))
-                await direct(_body(gen, user))
+                for action in (proxied, passthrough, direct):
+                    await action(_body(gen, user))
             for _ in range(ctx.reps):
                 for each in series.values():
                     each.new_rep()
                 for i in range(requests):
                     body = _body(gen, user)
-                    order = [proxied, direct]
-                    for action in order[i % 2 :] + order[: i % 2]:
+                    order = [proxied, passthrough, direct]
+                    for action in order[i % 3 :] + order[: i % 3]:
                         for name, seconds in (await action(body)).items():
                             series[name].add(seconds)
     finally:
@@ -167,6 +181,7 @@ def _summary(
         "target_cpu_ms": TARGET_CPU_MS,
         "cpu_before_upstream": series["cpu"].summary_ms(),
         "cpu_to_first_byte": series["cpu_first_byte"].summary_ms(),
+        "cpu_passthrough": series["cpu_passthrough"].summary_ms(),
         "wall_before_upstream": series["wall"].summary_ms(),
         "ttfb_proxied": series["proxied"].summary_ms(),
         "ttfb_direct": series["direct"].summary_ms(),
