@@ -153,7 +153,10 @@ async def chat_proxy(run: BackendRun) -> dict[str, Any]:
     """Streamed chat completions through the proxy beside the same straight to the model
     server, for the 10k tenant; last, as it stores the turns."""
     user, _ = _tenant_10k(run)
-    run.log(f"[{run.backend}] chat proxy: {run.scale.reps} x {run.scale.queries} x 2, {user}")
+    run.log(
+        f"[{run.backend}] chat proxy: {run.scale.reps} x {run.scale.queries} x 3 "
+        f"(proxied, pass-through, direct), {user}"
+    )
     return await proxy_cost(
         run.ctx,
         run.database_url,
