@@ -113,7 +113,7 @@ eval-embedding-minilm: $(VENV)/.embeddings ## LoCoMo recall with all-MiniLM-L6-v
 docs: $(STAMP) ## regenerate the README walkthrough (from a fresh service), its CLI sample and docs/configuration.md
 	$(BIN)/python -m docsgen
 
-bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load and server RSS next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
+bench: $(STAMP) ## recall, ingest, rescoring, recall during rescoring, HTTP load, server RSS and the chat proxy next to their floors; writes bench/results/latest.json and docs/benchmarks.md (SCALE=smoke|small|full)
 	$(BIN)/python -m bench --scale $(SCALE) --readme README.md
 
 bench-embedding: $(STAMP) ## the bundled multilingual model's cost (writes, import, recall, server RSS, install size) beside the offline default, with the evals' gains; writes docs/embeddings.md (generated)

@@ -30,6 +30,25 @@ def process_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICKS_PER_SECOND  # utime, stime
 
 
+def process_cpu_ns(pid: int) -> int | None:
+    """Nanoseconds ``pid``'s live threads have run so far, from each thread's
+    ``/proc/<pid>/task/<tid>/schedstat`` (the scheduler's own count, not clock ticks:
+    ``stat`` counts in 10 ms ticks, too coarse for one request). A thread that has
+    exited is missing with its time; None without /proc."""
+    total, found = 0, False
+    try:
+        tasks = list((PROC / str(pid) / "task").iterdir())
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text(encoding="ascii").split()[0])
+            found = True
+        except (OSError, IndexError, ValueError):
+            continue  # it exited meanwhile
+    return total if found else None
+
+
 def children(pid: int) -> list[int]:
     """The direct children of ``pid``."""
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import data
+from bench.chat_proxy import HISTORY_TURNS, TARGET_CPU_MS
 from bench.plan import HISTORY_DAYS
 from bench.rescore_recall import IDLE_CAP_SECONDS
 from bench.scenarios import FLOOR_RECALL_SQL, FLOOR_RESCORE_SQL, TOP_K
@@ -148,6 +149,35 @@ def context_table(results: dict[str, Any]) -> Table:
                 _ms(a["p99"]),
                 _x(c["ratio_p50"]),
                 f"< {c['target_p50_ms']:.0f} ms " + ("met" if c["meets_target"] else "MISSED"),
+            ]
+        )
+    return head, rows
+
+
+def chat_proxy_table(results: dict[str, Any]) -> Table:
+    """The proxy's CPU before the model server hears of a request, and the first byte
+    through the proxy next to straight from the model server."""
+    head = ["backend", "memories", "CPU p50", "p95", "pass-through CPU p50", "wall p50"]
+    head += ["CPU to first byte p50"]
+    head += ["first byte p50", "direct p50", "ratio", "buffered", "target CPU p50"]
+    rows = []
+    for backend, c in _sections(results, "chat_proxy"):
+        cpu = c["cpu_before_upstream"]
+        met = "met" if c["meets_target"] else "MISSED"
+        rows.append(
+            [
+                backend,
+                f"{c['memories']:,}",
+                _ms(cpu["p50"]),
+                _ms(cpu["p95"]),
+                _ms(c["cpu_passthrough"]["p50"]),
+                _ms(c["wall_before_upstream"]["p50"]),
+                _ms(c["cpu_to_first_byte"]["p50"]),
+                _ms(c["ttfb_proxied"]["p50"]),
+                _ms(c["ttfb_direct"]["p50"]),
+                _x(c["ttfb_ratio_p50"]),
+                str(c["buffered_streams"]),
+                f"< {c['target_cpu_ms']:.0f} ms {met}",
             ]
         )
     return head, rows
@@ -306,6 +336,10 @@ def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
             "Context assembly (ms; ratio = assemble p50 / recall p50)",
             context_table(results),
         ),
+        (
+            "Chat proxy (ms; ratio = first byte through the proxy p50 / direct p50)",
+            chat_proxy_table(results),
+        ),
         ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
         ("HTTP under load: CPU ms per request", http_cpu_table(results)),
         ("Server memory after the load", server_memory_table(results)),
@@ -413,6 +447,24 @@ data stays as loaded. One message scorer serves the whole step, as the server ho
 so the resent history's per-message analyses (terms, rules, keywords) come from its
 caches after the first turn, as in a chat. Floor: the recall inside it (`recall_memories`,
 top 10, `track=False`), interleaved. Ratio = assembly p50 / recall p50; target p50 < 100 ms.
+
+**Chat proxy** (bench/chat_proxy.py, bench/proxy_upstream.py). One real server as in
+the HTTP load below, its `LLM_BASE_URL` at a loopback OpenAI-compatible model server that
+streams a fixed answer, `MESSAGE_SCORE_BACKGROUND=true`. {c["queries_per_repetition"]}
+streamed `POST /v1/chat/completions` per repetition for the tenant of 10,000 memories
+(the largest up to that; its memories when measured are shown), each a system prompt,
+{HISTORY_TURNS} turns and a new question, one at a time, interleaved with the same body
+through the proxy with `X-Jarvis-Memory: off` and straight to the model server. CPU: the
+server process's CPU time (every thread, from `/proc/<pid>/task/*/schedstat`,
+nanoseconds) from just before the request is sent to the moment the model server
+receives it, read by the model server; the server is first left until its CPU time
+stops moving. Pass-through CPU: the same with memory off (the proxy's HTTP share). Wall:
+the same interval in time. CPU to first byte: the same CPU time up to the client's first
+byte of the answer's body. First byte: the time until then, through the proxy and
+straight. Buffered: streams whose first event the client did not have before the model
+server sent the rest (the model server waits for it). Target: CPU p50 <
+{TARGET_CPU_MS:g} ms, no stream buffered. It comes last, as each proxied request stores
+the person's turn.
 
 **Recall during rescoring** (bench/rescore_recall.py). Tracked recalls
 (`track=True`, the API's default) for the tenant of {c["rescore_recall_tenant"]:,}

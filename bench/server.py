@@ -79,11 +79,17 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 
 @asynccontextmanager
 async def running_server(
-    database_url: str, now: datetime, log_path: Path, workers: int = 1
+    database_url: str,
+    now: datetime,
+    log_path: Path,
+    workers: int = 1,
+    *,
+    settings: dict[str, str] | None = None,
 ) -> AsyncIterator[Server]:
     """The real app serving ``database_url`` on a loopback port until the block ends, in
-    ``workers`` uvicorn worker processes (``pid`` is then their supervisor's)."""
-    env = {**os.environ, "DATABASE_URL": database_url}
+    ``workers`` uvicorn worker processes (``pid`` is then their supervisor's); ``settings``
+    are more environment variables for it (the proxy's ``LLM_BASE_URL``)."""
+    env = {**os.environ, **(settings or {}), "DATABASE_URL": database_url}
     with log_path.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -8,6 +8,7 @@ add memories, so they come last.
 Context assembly (200 messages and 10k memories) is the step before
 ``http_load``: bench/context_assembly.py measures ``ContextService.assemble`` for the
 10k tenant (the largest at or below 10k at smaller scales) next to its recall alone.
+The chat proxy (bench/chat_proxy.py) comes last: each proxied request stores a turn.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import scenarios
+from bench.chat_proxy import chat_proxy as proxy_cost
 from bench.context_assembly import context_assembly as assemble_context
 from bench.http_load import http_under_load
 from bench.plan import Plan
@@ -85,10 +87,15 @@ async def rescore_recall(run: BackendRun) -> dict[str, Any]:
     )
 
 
+def _tenant_10k(run: BackendRun) -> tuple[str, int]:
+    """The 10k tenant: the largest up to 10,000 memories (the smallest at a scale without)."""
+    sized = [t for t in run.tenants if t[1] <= 10_000] or run.tenants[:1]
+    return max(sized, key=lambda t: t[1])
+
+
 async def context_assembly(run: BackendRun) -> dict[str, Any]:
     """A 200-message context for the 10k tenant, next to the recall inside it."""
-    sized = [t for t in run.tenants if t[1] <= 10_000] or run.tenants[:1]
-    user, size = max(sized, key=lambda t: t[1])
+    user, size = _tenant_10k(run)
     run.log(f"[{run.backend}] context assembly: {run.scale.reps} x {run.scale.queries}, {user}")
     return await assemble_context(run.ctx, user, size, run.scale.queries)
 
@@ -142,6 +149,23 @@ async def soak(run: BackendRun) -> dict[str, Any]:
     )
 
 
+async def chat_proxy(run: BackendRun) -> dict[str, Any]:
+    """Streamed chat completions through the proxy beside the same straight to the model
+    server, for the 10k tenant; last, as it stores the turns."""
+    user, _ = _tenant_10k(run)
+    run.log(
+        f"[{run.backend}] chat proxy: {run.scale.reps} x {run.scale.queries} x 3 "
+        f"(proxied, pass-through, direct), {user}"
+    )
+    return await proxy_cost(
+        run.ctx,
+        run.database_url,
+        user,
+        run.scale.queries,
+        run.tmp_dir / f"server-{run.backend}-proxy.log",
+    )
+
+
 STEPS: list[tuple[str, Step]] = [
     ("recall", recall),
     ("ingest", ingest),
@@ -151,4 +175,5 @@ STEPS: list[tuple[str, Step]] = [
     ("http_load", http_load),
     ("http_load_workers", http_load_workers),
     ("soak", soak),
+    ("chat_proxy", chat_proxy),
 ]

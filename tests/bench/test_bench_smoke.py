@@ -78,6 +78,23 @@ def _check_http_load(section: dict[str, Any], total: int, workers: int = 1) -> N
     assert cpu["mix"]["server"] > cpu["healthz"]["server"]
 
 
+def _check_chat_proxy(section: dict[str, Any]) -> None:
+    scale = SCALES["smoke"]
+    assert section["memories"] >= scale.tenants[0]  # and the turns the loads stored
+    measured = ("cpu_before_upstream", "cpu_to_first_byte", "cpu_passthrough")
+    for name in (*measured, "wall_before_upstream"):
+        _ordered(section[name])
+        assert section[name]["samples"] == scale.reps * scale.queries
+    for name in ("ttfb_proxied", "ttfb_direct"):
+        _ordered(section[name])
+    # The model server waits for the client's first event before the rest: a relay that
+    # gathered the stream would run that wait out (an event, not a clock).
+    assert section["buffered_streams"] == 0
+    assert section["ttfb_ratio_p50"] == (
+        section["ttfb_proxied"]["p50"] / section["ttfb_direct"]["p50"]
+    )
+
+
 async def test_smoke_scale_measures_every_scenario(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -136,6 +153,7 @@ async def test_smoke_scale_measures_every_scenario(
         _ordered(context["assemble"])
         _ordered(context["floor"])
         assert context["ratio_p50"] == context["assemble"]["p50"] / context["floor"]["p50"]
+        _check_chat_proxy(r["chat_proxy"])
         soak = r["soak"]
         assert soak["requests"] > 0
         assert soak["errors"] == 0, soak
@@ -167,6 +185,7 @@ async def test_smoke_scale_measures_every_scenario(
         ("Context assembly", "**Context assembly**"),
         ("Server memory after the load", "**Server memory.**"),
         ("Server memory over a soak of new words", "**Soak**"),
+        ("Chat proxy", "**Chat proxy**"),
     ]:
         assert f"## {table}" in markdown
         assert method in markdown

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bench.cpu import CpuSampler, postgres_pids, process_cpu_seconds
+from bench.cpu import CpuSampler, postgres_pids, process_cpu_ns, process_cpu_seconds
 from tests.db_backends import postgres_server_url
 
 
@@ -35,6 +35,16 @@ def test_the_server_and_the_generator_are_charged_what_they_spent() -> None:
 
 def test_a_missing_process_has_no_cpu_time() -> None:
     assert process_cpu_seconds(2**22 + 1) is None  # above the kernel's pid_max
+    assert process_cpu_ns(2**22 + 1) is None
+
+
+def test_the_scheduler_s_count_charges_what_the_process_spent() -> None:
+    before = process_cpu_ns(os.getpid())
+    _burn(0.3)
+    after = process_cpu_ns(os.getpid())
+    assert before is not None
+    assert after is not None
+    assert 0.25 <= (after - before) / 1e9 <= 1.0
     assert CpuSampler(2**22 + 1, database=False).snapshot() is None
 
 

@@ -38,6 +38,7 @@ class Memory(TypedDict):
     content: str
     memory_type: MemoryType
     source: str | None
+    conversation_id: str | None
     role: Role
     metadata: Json
     created_at: str
@@ -69,6 +70,7 @@ class NewMemory(TypedDict):
     metadata: NotRequired[Json]
     emotion_tags: NotRequired[list[str]]
     created_at: NotRequired[str | None]
+    conversation_id: NotRequired[str | None]
     role: NotRequired[Role]
 
 
@@ -90,6 +92,7 @@ class RememberOptions(TypedDict, total=False):
     metadata: Json
     emotion_tags: list[str]
     created_at: str | None
+    conversation_id: str | None
     role: Role
 
 
