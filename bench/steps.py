@@ -26,6 +26,7 @@ from bench.plan import Plan
 from bench.rescore_recall import recall_during_rescore
 from bench.scales import Scale, tenant_name
 from bench.soak import soak as soak_load
+from services.core.validation import MAX_BATCH_ITEMS
 
 Log = Callable[[str], None]
 
@@ -61,7 +62,9 @@ async def recall(run: BackendRun) -> list[dict[str, Any]]:
 
 async def ingest(run: BackendRun) -> dict[str, Any]:
     """Batch add next to analysis alone."""
-    statements = run.ingest_plan.statements
+    # The plan of N memories holds a few more statements (repeats that merge); a batch is
+    # capped at the service's MAX_BATCH_ITEMS, so the measured batch is cut there.
+    statements = run.ingest_plan.statements[:MAX_BATCH_ITEMS]
     run.log(f"[{run.backend}] ingest: {run.scale.reps} x {len(statements)} statements")
     size = run.scale.ingest_tenant
     return await scenarios.ingest(run.ctx, tenant_name(size), size, statements)
