@@ -7,6 +7,8 @@ the share of the query's concepts it holds. ``mode`` switches every answer to a 
 (answers only once released, so every client timeout fires first, however loaded the
 machine), ``malformed`` (valid JSON of the wrong shape),
 ``garbage`` (not JSON), ``wrong_count`` (one vector short) or ``error`` (HTTP 500).
+``refuse`` makes it fail (HTTP 400, as a provider does for a text it will not take) any
+embeddings request with a text containing that string, and answer the others.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class ProviderServer(LoopbackServer):
     def __init__(self) -> None:
         self.mode = "ok"
         self.fail_after: int | None = None  # answer this many requests, then fail
+        self.refuse: str | None = None  # fail a request with a text containing this
         self.requests: list[tuple[str, dict[str, Any]]] = []
         owner = self
 
@@ -110,6 +113,8 @@ class ProviderServer(LoopbackServer):
             return 200, b"<html>not json</html>"
         if path == "/v1/embeddings":
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            if self.refuse is not None and any(self.refuse in t for t in texts):
+                return 400, {"error": {"message": "this input cannot be embedded"}}
             if mode == "wrong_count":
                 texts = texts[:-1]
             data = [

@@ -1091,6 +1091,11 @@ export interface components {
             conversations: number;
             /** Vectors */
             vectors: number;
+            /**
+             * Unembeddable
+             * @description marks of texts the embedding provider would not embed
+             */
+            unembeddable: number;
             /** Postings */
             postings: number;
             /** Topics */
@@ -1315,6 +1320,12 @@ export interface components {
             rows: number;
             /** Escalations */
             escalations: number;
+            /**
+             * Failures
+             * @description texts an embedding run could not embed, marked and skipped
+             * @default 0
+             */
+            failures?: number;
             /** Error */
             error: string | null;
         };
