@@ -35,6 +35,8 @@ async def _domain(_request: Request, exc: Exception) -> JSONResponse:
     response = error_response(exc.status_code, exc.code, exc.message, exc.details)
     if headers:
         response.headers.update(headers)
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
 

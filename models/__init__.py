@@ -3,7 +3,7 @@
 from models.api_key import ApiKey
 from models.association import ASSOCIATION_KINDS, MemoryAssociation
 from models.base import Base, UTCDateTime
-from models.embedding import MemoryEmbedding
+from models.embedding import EmbeddingFailure, MemoryEmbedding
 from models.history import JobRun, MemoryScoreHistory
 from models.index import MemoryTerm, MemoryTermStat, MemoryTopic
 from models.memory import IMPORTANCE_LEVELS, MEMORY_ROLES, MEMORY_TYPES, MemoryUser, UserMemory
@@ -17,6 +17,7 @@ __all__ = [
     "ApiKey",
     "Base",
     "CompressionRecord",
+    "EmbeddingFailure",
     "JobRun",
     "MemoryAssociation",
     "MemoryEmbedding",

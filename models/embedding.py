@@ -11,6 +11,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -45,3 +46,31 @@ class MemoryEmbedding(Base):
     # SHA-256 (hex) of the exact text the vector was made from; NULL for vectors stored
     # before it was recorded (services/embeddings/service.py ``source_hash``).
     source_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+
+
+class EmbeddingFailure(Base):
+    """A memory whose text the provider would not embed, though it embedded others.
+
+    The backfill splits a failing batch down to single texts (services/embeddings/
+    backfill_split.py); a text that fails alone while the provider still answers is
+    recorded here and skipped by later runs of the same ``model`` while its memory would
+    be embedded as the same text (``source_hash``, the SHA-256 of that text): an edit of
+    the memory (or of a turn its vector is made with) makes it eligible again. Deleting
+    the memory deletes the mark; storing a vector for it does too.
+    """
+
+    __tablename__ = "embedding_failures"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["user_id", "memory_id"],
+            ["user_memories.user_id", "user_memories.id"],
+            ondelete="CASCADE",
+        ),
+    )
+
+    user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    memory_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    model: Mapped[str] = mapped_column(String(200))
+    source_hash: Mapped[str] = mapped_column(String(64))
+    error: Mapped[str] = mapped_column(Text)
+    failed_at: Mapped[datetime]

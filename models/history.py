@@ -81,6 +81,9 @@ class JobRun(Base):
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
     rows: Mapped[int] = mapped_column(Integer, default=0)
     escalations: Mapped[int] = mapped_column(Integer, default=0)
+    # Items the run could not process and marked to skip (the embedding backfill's texts
+    # the provider would not embed alone: models/embedding.py ``EmbeddingFailure``).
+    failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text, default=None)
     # Memories per importance level when a full rescoring run finished: what /metrics
     # reports as jarvis_memories{level} without counting the table on every scrape.

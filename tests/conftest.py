@@ -233,6 +233,9 @@ def provider(provider_server: ProviderServer) -> Iterator[ProviderServer]:
     afterwards any answer it still holds (``slow``) is let go."""
     provider_server.mode = "ok"
     provider_server.fail_after = None
+    provider_server.refuse = None
+    provider_server.hold = None
+    provider_server.held = 0
     provider_server.requests.clear()
     yield provider_server
     provider_server.release()

@@ -7,12 +7,17 @@ the share of the query's concepts it holds. ``mode`` switches every answer to a 
 (answers only once released, so every client timeout fires first, however loaded the
 machine), ``malformed`` (valid JSON of the wrong shape),
 ``garbage`` (not JSON), ``wrong_count`` (one vector short) or ``error`` (HTTP 500).
+``hold`` holds (until released) any embeddings request with a text containing that
+string and counts it in ``held`` (:meth:`ProviderServer.wait_held` waits for a count).
+``refuse`` makes it fail (HTTP 400, as a provider does for a text it will not take) any
+embeddings request with a text containing that string, and answer the others.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import zlib
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -76,6 +81,10 @@ class ProviderServer(LoopbackServer):
     def __init__(self) -> None:
         self.mode = "ok"
         self.fail_after: int | None = None  # answer this many requests, then fail
+        self.refuse: str | None = None  # fail a request with a text containing this
+        self.hold: str | None = None  # hold a request with a text containing this
+        self.held = 0  # requests held so far (for ``hold``)
+        self._arrivals = threading.Condition()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         owner = self
 
@@ -92,6 +101,11 @@ class ProviderServer(LoopbackServer):
                 pass
 
         super().__init__(Handler)
+
+    def wait_held(self, count: int) -> None:
+        """Block (a thread: ``asyncio.to_thread``) until ``count`` requests are held."""
+        with self._arrivals:
+            assert self._arrivals.wait_for(lambda: self.held >= count, HOLD_SECONDS)
 
     def paths(self) -> list[str]:
         return [path for path, _ in self.requests]
@@ -110,6 +124,14 @@ class ProviderServer(LoopbackServer):
             return 200, b"<html>not json</html>"
         if path == "/v1/embeddings":
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            if self.hold is not None and any(self.hold in t for t in texts):
+                released = self.released
+                with self._arrivals:
+                    self.held += 1
+                    self._arrivals.notify_all()
+                released.wait(HOLD_SECONDS)
+            if self.refuse is not None and any(self.refuse in t for t in texts):
+                return 400, {"error": {"message": "this input cannot be embedded"}}
             if mode == "wrong_count":
                 texts = texts[:-1]
             data = [

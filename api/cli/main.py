@@ -198,6 +198,8 @@ def _job_line(run: Any) -> str:
     line = f"{run.job} run {run.id} {run.status}: {run.rows} rows"
     if run.job == "rescore":
         line += f", {run.escalations} escalations"
+    if run.failures:
+        line += f", {run.failures} texts cannot be embedded (skipped until edited)"
     line += f" ({iso(run.started_at)} to {iso(run.finished_at)})"
     return line + (f"\n  error: {run.error}" if run.error else "")
 
@@ -408,6 +410,8 @@ def vector_backlog(backlog: dict[str, Any]) -> str:
     oldest = backlog["oldest_pending_seconds"]
     if oldest is not None:
         text += f" (oldest {oldest:.0f} s ago)"
+    if backlog.get("failed"):
+        text += f", {backlog['failed']} cannot be embedded"
     rate = backlog["backfill_rate"]
     return text + (f", backfill {rate:.1f}/s" if rate is not None else "")
 

@@ -170,6 +170,11 @@ class AppMetrics(Collector):
                 "Age of the oldest memory waiting for a vector (0 when none waits).",
                 value=backlog.oldest_pending_seconds or 0.0,
             )
+            yield GaugeMetricFamily(
+                "jarvis_vectors_failed",
+                "Memories whose text the embedding provider would not embed (skipped).",
+                value=float(backlog.failed),
+            )
             if backlog.backfill_rate is not None:
                 yield GaugeMetricFamily(
                     "jarvis_embedding_backfill_rate",

@@ -69,7 +69,7 @@ def _passed(headers: Any) -> dict[str, str]:
 @router.post(
     "/chat/completions",
     description=_DESCRIPTION,
-    responses=error_responses(422, 502, 503, 504),
+    responses=error_responses(422, 429, 502, 503, 504),
 )
 async def chat_completions(
     request: Request,

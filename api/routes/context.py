@@ -35,7 +35,7 @@ def _message_out(message: ChatMessage) -> dict[str, object]:
     return out
 
 
-@router.post("/context", responses=error_responses(422))
+@router.post("/context", responses=error_responses(422, 429))
 async def assemble_context(
     user_id: UserId, body: ContextIn, service: ContextServiceDep
 ) -> ContextOut:

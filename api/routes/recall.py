@@ -33,7 +33,7 @@ from services.recall.tracked import recall_and_track
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 
 
-@router.post("/recall", responses=error_responses(422))
+@router.post("/recall", responses=error_responses(422, 429))
 async def recall(user_id: UserId, body: RecallIn, state: StateDep) -> RecallOut:
     """The memories that matter most for ``query``, best first.
 

@@ -46,6 +46,9 @@ class JobRunOut(BaseModel):
     finished_at: datetime | None
     rows: int
     escalations: int
+    failures: int = Field(
+        default=0, description="texts an embedding run could not embed, marked and skipped"
+    )
     error: str | None
 
 

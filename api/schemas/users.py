@@ -12,6 +12,9 @@ class ErasedCountsOut(BaseModel):
 
     conversations: int = Field(ge=0)
     vectors: int = Field(ge=0)
+    unembeddable: int = Field(
+        ge=0, description="marks of texts the embedding provider would not embed"
+    )
     postings: int = Field(ge=0)
     topics: int = Field(ge=0)
     links: int = Field(ge=0)

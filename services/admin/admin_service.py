@@ -26,16 +26,19 @@ EMBED_JOB = "embed"
 class VectorBacklog:
     """Memories waiting for a vector from the current model, and how fast they go.
 
-    ``pending``: memories without one; ``oldest_pending_seconds``: how long ago the oldest
-    of them was written (None when none waits); ``backfill_rate``: vectors per second of
-    the newest finished backfill run that stored any (its rows over its duration; None
-    before the first, or for a run that took no measurable time).
+    ``pending``: memories without one (and not ``failed``); ``oldest_pending_seconds``:
+    how long ago the oldest of them was written (None when none waits); ``failed``:
+    memories whose text the provider would not embed, marked and skipped by the backfill
+    until the text changes (services/embeddings/backfill_split.py); ``backfill_rate``:
+    vectors per second of the newest finished backfill run that stored any (its rows over
+    its duration; None before the first, or for a run that took no measurable time).
     """
 
     model: str
     pending: int
     oldest_pending_seconds: float | None
     backfill_rate: float | None
+    failed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +46,7 @@ class VectorBacklog:
             "pending": self.pending,
             "oldest_pending_seconds": self.oldest_pending_seconds,
             "backfill_rate": self.backfill_rate,
+            "failed": self.failed,
         }
 
 
@@ -54,6 +58,7 @@ def _run_summary(run: JobRun | None) -> dict[str, Any] | None:
         "started_at": run.started_at,
         "finished_at": run.finished_at,
         "rows": run.rows,
+        "failures": run.failures,
     }
 
 
@@ -142,7 +147,8 @@ class AdminService:
             seconds = (run.finished_at - run.started_at).total_seconds()
             rate = run.rows / seconds if seconds > 0 else None
         age = None if oldest is None else max(0.0, (now - oldest).total_seconds())
-        return VectorBacklog(model, pending, age, rate)
+        failed = await self.vectors.failed(model)
+        return VectorBacklog(model, pending, age, rate, failed)
 
     async def stats(self, embedding_model: str | None, now: datetime) -> dict[str, Any]:
         """Service-wide totals; the newest rescoring run and the newest embedding run;

@@ -10,6 +10,8 @@ class DomainError(Exception):
 
     code = "error"
     status_code = 400
+    # Seconds the client should wait before retrying (a ``Retry-After`` header), if any.
+    retry_after: int | None = None
 
     def __init__(self, message: str, *, details: Any = None) -> None:
         super().__init__(message)
@@ -88,6 +90,16 @@ class NotSuperseded(DomainError):
 
     code = "not_superseded"
     status_code = 409
+
+
+class EmbeddingBusy(DomainError):
+    """One caller already has as many query embeddings in flight as it may
+    (``EMBEDDING_QUERIES_PER_PERSON``): refused at once, so it cannot crowd the engine
+    that every other caller's recall shares; a retry once one of them is done succeeds."""
+
+    code = "embedding_busy"
+    status_code = 429
+    retry_after = 1
 
 
 class DatabaseBusy(DomainError):

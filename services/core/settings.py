@@ -498,6 +498,12 @@ class Settings(BaseSettings):
         description="seconds per provider call or chunk of texts (a recall's query; a write "
         "with EMBEDDING_AT_WRITE)",
     )
+    embedding_queries_per_person: int = Field(
+        default=2,
+        ge=1,
+        description="query embeddings one person's recalls may have in flight at once in a "
+        "process; one more is refused at once with 429 embedding_busy and Retry-After",
+    )
     embedding_batch_size: int = Field(
         default=64, ge=1, le=2048, description="texts per provider call"
     )

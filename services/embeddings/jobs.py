@@ -14,6 +14,7 @@ services/job_runs/bookkeeping.py's.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from models import JobRun
@@ -21,11 +22,12 @@ from services.core.clock import Clock
 from services.core.db import Database
 from services.core.progress import NO_PROGRESS, Progress
 from services.core.settings import Settings
+from services.embeddings.backfill_split import embed_apart
 from services.embeddings.service import Embeddings, source_hash
 from services.embeddings.vectors import Vector
 from services.job_runs.bookkeeping import claim, skipped
 from services.repositories.dialect.seam import embed_lock
-from services.repositories.embeddings import EmbeddingRepository
+from services.repositories.embeddings import EmbeddingRepository, FailedText, Unembedded
 from services.repositories.jobs import JobRunRepository
 
 log = logging.getLogger(__name__)
@@ -52,8 +54,11 @@ async def run_embedding_backfill(
     ``embeddings.backfill`` nudges, services/embeddings/nudges.py) sends the next read
     back to the newest memory, so a run ends only once a read found nothing and no write
     came after it. A memory whose vector another model made counts as missing, so a
-    change of provider or model re-embeds everything. A failing provider ends the run as
-    ``failed`` with what it had stored; the next run goes on from there.
+    change of provider or model re-embeds everything. A failing batch is split and
+    retried smaller, and a text the provider will not embed alone is marked and skipped
+    (the run's ``failures``; :func:`_embed_batch`); a provider that does not answer at
+    all ends the run as ``failed`` with what it had stored, and the next run goes on
+    from there.
 
     One run at a time across every process on the database (``embed_lock``); another is
     ``skipped``. A skipped run that a write of this process is waiting for is not
@@ -89,7 +94,7 @@ async def _backfill(
 ) -> JobRun:
     nudges = embeddings.backfill
     user_id = run.user_id
-    rows, before = 0, None
+    rows, failures, before = 0, 0, None
     status, error = "succeeded", None
     progress.start(None)  # how many lack a vector is only known by reading them all
     try:
@@ -102,18 +107,8 @@ async def _backfill(
                 texts = await embeddings.texts(session, batch)
             if batch:
                 before = batch[-1].memory_id
-                vectors = await embeddings.embed(texts, seconds=settings.embedding_backfill_timeout)
-                by_user: dict[str, list[tuple[int, Vector, str]]] = {}
-                for item, vector, text in zip(batch, vectors, texts, strict=True):
-                    by_user.setdefault(item.user_id, []).append((item.memory_id, vector, text))
-                # Stored only where the memory still has the content read above: an edit
-                # or a delete since wins (and an edit's nudge brings its memory back).
-                contents = {item.memory_id: item.content for item in batch}
-                async with db.unit_of_work() as session:
-                    for owner, made in by_user.items():
-                        rows += await embeddings.store(
-                            session, owner, made, clock(), contents=contents
-                        )
+                stored, failed = await _embed_batch(db, settings, clock, embeddings, batch, texts)
+                rows, failures = rows + stored, failures + failed
                 progress.advance(len(batch))
             if nudges.take():
                 before = None  # a write committed meanwhile: from the newest again
@@ -123,14 +118,74 @@ async def _backfill(
         log.warning("embedding backfill run %s failed after %d vectors: %s", run.id, rows, exc)
         status, error = "failed", f"{type(exc).__name__}: {exc}"
     async with db.unit_of_work() as session:
-        stored = await JobRunRepository(session).get(run.id)
-        assert stored is not None
-        stored.status, stored.error, stored.rows = status, error, rows
-        stored.finished_at = clock()
+        stored_run = await JobRunRepository(session).get(run.id)
+        assert stored_run is not None
+        stored_run.status, stored_run.error, stored_run.rows = status, error, rows
+        stored_run.failures = failures
+        stored_run.finished_at = clock()
     log.info(
-        "embedding backfill run %s %s: %d vectors (%s)", run.id, status, rows, embeddings.model
+        "embedding backfill run %s %s: %d vectors, %d texts marked unembeddable (%s)",
+        run.id,
+        status,
+        rows,
+        failures,
+        embeddings.model,
     )
-    return stored
+    return stored_run
+
+
+async def _embed_batch(
+    db: Database,
+    settings: Settings,
+    clock: Clock,
+    embeddings: Embeddings,
+    batch: Sequence[Unembedded],
+    texts: Sequence[str],
+) -> tuple[int, int]:
+    """Embed one batch and store it; (vectors stored, texts marked unembeddable).
+
+    A memory whose text the provider already failed to embed, unchanged since, is left
+    out. A failing batch is split down to the single text (services/embeddings/
+    backfill_split.py): the others get their vectors, a text that fails alone while the
+    provider answers is marked with its hash and skipped by later runs until it changes.
+    """
+    todo = [
+        (item, text)
+        for item, text in zip(batch, texts, strict=True)
+        if item.failed_hash != source_hash(text)
+    ]
+    if not todo:
+        return 0, 0
+    seconds = settings.embedding_backfill_timeout
+    split = await embed_apart(
+        [text for _, text in todo],
+        lambda some: embeddings.embed(some, seconds=seconds),
+        embeddings.embed,
+    )
+    made: dict[str, list[tuple[int, Vector, str]]] = {}
+    failed: dict[str, list[FailedText]] = {}
+    for i, (item, text) in enumerate(todo):
+        vector = split.vectors[i]
+        if vector is not None:
+            made.setdefault(item.user_id, []).append((item.memory_id, vector, text))
+        else:
+            why = split.failed.get(i, "no vector")
+            failed.setdefault(item.user_id, []).append(
+                FailedText(item.memory_id, source_hash(text), why)
+            )
+            log.warning("memory %d of %s cannot be embedded: %s", item.memory_id, item.user_id, why)
+    # Stored only where the memory still has the content read above: an edit or a delete
+    # since wins (and an edit's nudge brings its memory back).
+    contents = {item.memory_id: item.content for item, _ in todo}
+    stored = marked = 0
+    now = clock()
+    async with db.unit_of_work() as session:
+        for owner, vectors in made.items():
+            stored += await embeddings.store(session, owner, vectors, now, contents=contents)
+        repository = EmbeddingRepository(session)
+        for owner, texts_failed in failed.items():
+            marked += await repository.mark_failed(owner, embeddings.model, texts_failed, now)
+    return stored, marked
 
 
 @dataclass

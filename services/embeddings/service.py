@@ -35,6 +35,7 @@ from services.embeddings.providers import (
     LocalEmbedder,
     OpenAIEmbedder,
 )
+from services.embeddings.query_budget import QueryBudget
 from services.embeddings.similarities import Similarities
 from services.embeddings.turn_context import embedded_text, leans_on_context, model_name
 from services.embeddings.vectors import Vector, from_bytes, normalized, to_bytes
@@ -120,6 +121,9 @@ class Embeddings:
         self.backfill = BackfillNudges()
         # Called after the commit of a write that left memories to the backfill.
         self.on_unembedded: Callable[[], None] = self.backfill.nudge
+        # Recall's query embeddings in flight per person (services/embeddings/
+        # query_budget.py): one caller's flood is refused, not queued before others.
+        self.queries = QueryBudget(settings.embedding_queries_per_person)
         # Until :meth:`warm` ends; a call that succeeds later makes it ``ready`` too.
         self.status: EmbeddingStatus = "loading"
 
@@ -306,9 +310,12 @@ class SemanticSearch:
         of a question nothing answers would look like a perfect match.
 
         Raises when the provider fails; recall catches it, logs a warning and ranks by
-        the other signals.
+        the other signals. Raises :class:`~services.core.errors.EmbeddingBusy` when the
+        user already has ``EMBEDDING_QUERIES_PER_PERSON`` query embeddings in flight;
+        recall lets that one through (a 429).
         """
-        (wanted,) = await self.embeddings.embed([query], query=True)
+        with self.embeddings.queries.hold(user_id):
+            (wanted,) = await self.embeddings.embed([query], query=True)
         stored = await self.embeddings.user_vectors(self.session, user_id)
         best = nearest(wanted, stored.ids, stored.vectors, stored.matrix, limit)
         floor = self.embeddings.settings.embedding_min_similarity

@@ -48,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from models import UserMemory
 from services.core.clock import Clock
-from services.core.errors import InvalidInput, MemoryNotFound
+from services.core.errors import EmbeddingBusy, InvalidInput, MemoryNotFound
 from services.core.metrics import RECALL_RESULTS, RECALL_SECONDS
 from services.core.settings import Settings, SignalWeights
 from services.core.time_zones import check_time_zone, person_zone
@@ -713,6 +713,8 @@ class RecallService:
             return None
         try:
             return await self.semantic.similar(user_id, query, self.settings.recall_candidates)
+        except EmbeddingBusy:
+            raise  # the caller's own flood: a 429 it can act on, not a quieter recall
         except Exception as exc:  # any provider failure degrades to the other signals
             log.warning("semantic source failed, recalling without it: %s", exc)
             return None

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from models import MemoryEmbedding, UserMemory
+from models import EmbeddingFailure, MemoryEmbedding, UserMemory
 from services.repositories.dialect.seam import upsert_insert
 from services.repositories.memories import IDS_PER_STATEMENT, INSERT_ROWS_PER_STATEMENT
 
@@ -36,6 +37,18 @@ class Unembedded:
     content: str
     conversation_id: str | None = None  # a turn of this conversation
     created_at: datetime | None = None
+    # The hash of the text the provider failed to embed under this model, if it did
+    # (the backfill skips the memory while its text still hashes the same).
+    failed_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class FailedText:
+    """A memory whose text (hashed) the provider would not embed, and its error."""
+
+    memory_id: int
+    source_hash: str
+    error: str
 
 
 class EmbeddingRepository:
@@ -57,6 +70,11 @@ class EmbeddingRepository:
         old text after the edit, nor trips the foreign key.
         """
         current = await self._current(user_id, sorted({v.memory_id for v in vectors}))
+        kept = [
+            v
+            for v in vectors
+            if v.memory_id in current and v.content in (None, current[v.memory_id])
+        ]
         rows = [
             {
                 "user_id": user_id,
@@ -67,27 +85,66 @@ class EmbeddingRepository:
                 "embedded_at": now,
                 "source_hash": v.source_hash,
             }
-            for v in vectors
-            if v.memory_id in current and v.content in (None, current[v.memory_id])
+            for v in kept
         ]
+        await self._upsert(MemoryEmbedding, rows)
+        await self._unmark(user_id, sorted({v.memory_id for v in kept}))
+        return len(rows)
+
+    async def mark_failed(
+        self, user_id: str, model: str, failures: Sequence[FailedText], now: datetime
+    ) -> int:
+        """Record (or re-record) texts the provider would not embed; how many."""
+        current = await self._current(user_id, sorted({f.memory_id for f in failures}))
+        rows = [
+            {
+                "user_id": user_id,
+                "memory_id": f.memory_id,
+                "model": model,
+                "source_hash": f.source_hash,
+                "error": f.error[:2000],
+                "failed_at": now,
+            }
+            for f in failures
+            if f.memory_id in current  # not deleted meanwhile
+        ]
+        await self._upsert(EmbeddingFailure, rows)
+        return len(rows)
+
+    async def _upsert(
+        self, model: type[MemoryEmbedding | EmbeddingFailure], rows: list[dict[str, Any]]
+    ) -> None:
+        """Insert rows keyed by (user, memory), replacing every other column of a row
+        already there."""
         insert = upsert_insert(self.session)
         for start in range(0, len(rows), INSERT_ROWS_PER_STATEMENT):
-            statement = insert(MemoryEmbedding).values(
-                rows[start : start + INSERT_ROWS_PER_STATEMENT]
-            )
+            statement = insert(model).values(rows[start : start + INSERT_ROWS_PER_STATEMENT])
+            replaced = [name for name in rows[0] if name not in ("user_id", "memory_id")]
             await self.session.execute(
                 statement.on_conflict_do_update(
                     index_elements=["user_id", "memory_id"],
-                    set_={
-                        "model": statement.excluded.model,
-                        "dim": statement.excluded.dim,
-                        "vector": statement.excluded.vector,
-                        "embedded_at": statement.excluded.embedded_at,
-                        "source_hash": statement.excluded.source_hash,
-                    },
+                    set_={name: statement.excluded[name] for name in replaced},
                 )
             )
-        return len(rows)
+
+    async def _unmark(self, user_id: str, ids: Sequence[int]) -> None:
+        """Forget the failures of memories that now have a vector."""
+        for start in range(0, len(ids), IDS_PER_STATEMENT):
+            await self.session.execute(
+                delete(EmbeddingFailure).where(
+                    EmbeddingFailure.user_id == user_id,
+                    EmbeddingFailure.memory_id.in_(ids[start : start + IDS_PER_STATEMENT]),
+                )
+            )
+
+    async def failed(self, model: str) -> int:
+        """How many memories hold a mark of a text ``model`` would not embed."""
+        result = await self.session.execute(
+            select(func.count())
+            .select_from(EmbeddingFailure)
+            .where(EmbeddingFailure.model == model)
+        )
+        return int(result.scalar_one())
 
     async def _current(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
         """Memory id → content of those of ``ids`` that exist, share-locked in id order
@@ -143,15 +200,16 @@ class EmbeddingRepository:
         return {str(model): int(n) for model, n in result}
 
     async def pending(self, model: str) -> tuple[int, datetime | None]:
-        """How many memories have no vector from ``model``, and when the oldest of them
-        was written: one anti-join, each memory read from the covering index
-        ``ix_user_memories_user_created`` and its vector probed by primary key."""
-        joined = _vector_of(model)
+        """How many memories have no vector from ``model`` and no mark of a text it would
+        not embed (those are :meth:`failed`), and when the oldest of them was written:
+        one anti-join, each memory read from the covering index
+        ``ix_user_memories_user_created`` and its vector and mark probed by primary key."""
         result = await self.session.execute(
             select(func.count(), func.min(UserMemory.created_at))
             .select_from(UserMemory)
-            .outerjoin(MemoryEmbedding, joined)
-            .where(MemoryEmbedding.memory_id.is_(None))
+            .outerjoin(MemoryEmbedding, _vector_of(model))
+            .outerjoin(EmbeddingFailure, _failure_of(model))
+            .where(MemoryEmbedding.memory_id.is_(None), EmbeddingFailure.memory_id.is_(None))
         )
         count, oldest = result.one()
         return int(count), oldest
@@ -163,9 +221,10 @@ class EmbeddingRepository:
         newest first: what was just said is searchable first.
 
         A memory whose vector another model made counts as missing, so a change of model
-        re-embeds everything, a batch at a time.
+        re-embeds everything, a batch at a time. Each comes with the hash of the text
+        ``model`` failed to embed, if it did (``failed_hash``): the caller, which knows
+        the text it would embed now, skips the memory while that text is the same.
         """
-        joined = _vector_of(model)
         query = (
             select(
                 UserMemory.user_id,
@@ -173,8 +232,10 @@ class EmbeddingRepository:
                 UserMemory.content,
                 UserMemory.conversation_id,
                 UserMemory.created_at,
+                EmbeddingFailure.source_hash,
             )
-            .outerjoin(MemoryEmbedding, joined)
+            .outerjoin(MemoryEmbedding, _vector_of(model))
+            .outerjoin(EmbeddingFailure, _failure_of(model))
             .where(MemoryEmbedding.memory_id.is_(None))
             .order_by(UserMemory.id.desc())
             .limit(limit)
@@ -185,8 +246,8 @@ class EmbeddingRepository:
             query = query.where(UserMemory.user_id == user_id)
         result = await self.session.execute(query)
         return [
-            Unembedded(str(u), int(i), str(c), None if k is None else str(k), at)
-            for u, i, c, k, at in result
+            Unembedded(str(u), int(i), str(c), None if k is None else str(k), at, f)
+            for u, i, c, k, at, f in result
         ]
 
     async def sources(
@@ -224,4 +285,13 @@ def _vector_of(model: str) -> ColumnElement[bool]:
         MemoryEmbedding.user_id == UserMemory.user_id,
         MemoryEmbedding.memory_id == UserMemory.id,
         MemoryEmbedding.model == model,
+    )
+
+
+def _failure_of(model: str) -> ColumnElement[bool]:
+    """A memory joined to its mark of a text ``model`` would not embed."""
+    return and_(
+        EmbeddingFailure.user_id == UserMemory.user_id,
+        EmbeddingFailure.memory_id == UserMemory.id,
+        EmbeddingFailure.model == model,
     )

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from models import (
     ApiKey,
     CompressionRecord,
+    EmbeddingFailure,
     JobRun,
     MemoryAssociation,
     MemoryEmbedding,
@@ -32,6 +33,7 @@ from services.repositories.dialect.seam import dialect_of
 # (kind reported, model) in delete order: rows that reference memories before them.
 ERASED: Sequence[tuple[str, Any]] = (
     ("vectors", MemoryEmbedding),
+    ("unembeddable", EmbeddingFailure),
     ("postings", MemoryTerm),
     ("topics", MemoryTopic),
     ("links", MemoryAssociation),

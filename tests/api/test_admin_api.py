@@ -180,6 +180,7 @@ async def test_stats(client: httpx.AsyncClient, clock: FakeClock) -> None:
         "started_at": run["started_at"],
         "finished_at": run["finished_at"],
         "rows": 2,
+        "failures": 0,
     }
 
 

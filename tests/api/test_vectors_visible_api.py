@@ -164,6 +164,7 @@ async def test_stats_metrics_and_console_show_the_vectors_still_to_make(
             "pending": 0,
             "oldest_pending_seconds": None,
             "backfill_rate": None,
+            "failed": 0,
         }
         assert (empty["last_rescore"], empty["last_embedding"]) == (None, None)
 
@@ -205,6 +206,7 @@ async def test_stats_metrics_and_console_show_the_vectors_still_to_make(
             "started_at": rescored["started_at"],
             "finished_at": rescored["finished_at"],
             "rows": 3,
+            "failures": 0,
         }
         assert stats["last_embedding"]["status"] == "succeeded"
         assert stats["last_embedding"]["rows"] == 3

@@ -320,7 +320,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get Person
+         * @description A person's settings: ``time_zone``, the IANA zone their days are counted in
+         *     ("yesterday" in a recall, a memory's date in a context), null for UTC. Someone the
+         *     service has not met has the defaults.
+         */
+        get: operations["get_person_v1_users__user_id__get"];
         put?: never;
         post?: never;
         /**
@@ -333,6 +339,64 @@ export interface paths {
          *     Deleted rows of PostgreSQL stay in its files until VACUUM (docs/api.md).
          */
         delete: operations["erase_user_v1_users__user_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch Person
+         * @description Change a person's settings: ``time_zone`` (an IANA name this server's zone
+         *     database knows, else 422 ``invalid_input``; null: back to UTC). An omitted field
+         *     stays as it is.
+         */
+        patch: operations["patch_person_v1_users__user_id__patch"];
+        trace?: never;
+    };
+    "/v1/users/{user_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export User
+         * @description Export a person: every memory with its text, type, role, metadata, conversation,
+         *     times, counts, emotion tags, topics, scores and their components, score history,
+         *     fact slot and supersession, and vector; the links between them; their message scores
+         *     and compressions. Streamed as JSON Lines from one snapshot of the database. The last
+         *     line (``kind: end``) counts the others: a stream that broke off has none, and an
+         *     import refuses it. Someone the service does not know gets an export holding nothing.
+         *     Scoped like every route (a ``prefix:`` key exports only users it reaches).
+         */
+        get: operations["export_user_v1_users__user_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import User
+         * @description Import an export as this person's data, all or nothing: 422 ``invalid_export``
+         *     (with the line at fault) for a document that is not a whole export of this format
+         *     version, 409 ``user_not_empty`` for a person who already has memories; either way
+         *     nothing is written; 413 ``too_large`` for a body over IMPORT_MAX_BYTES (import it with
+         *     ``jarvis-memory users import`` instead). The memories keep their times, counts and
+         *     scores; the search index is rebuilt from their texts. The user id may differ from the
+         *     exported one.
+         */
+        post: operations["import_user_v1_users__user_id__import_post"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1027,6 +1091,11 @@ export interface components {
             conversations: number;
             /** Vectors */
             vectors: number;
+            /**
+             * Unembeddable
+             * @description marks of texts the embedding provider would not embed
+             */
+            unembeddable: number;
             /** Postings */
             postings: number;
             /** Topics */
@@ -1173,6 +1242,31 @@ export interface components {
             impact_score: number;
         };
         /**
+         * ImportedCountsOut
+         * @description Lines of each kind the import wrote (the export's ``end`` line counts the same).
+         */
+        ImportedCountsOut: {
+            /** Person */
+            person: number;
+            /** Memory */
+            memory: number;
+            /** Link */
+            link: number;
+            /** Message Score */
+            message_score: number;
+            /** Compression */
+            compression: number;
+        };
+        /**
+         * ImportedOut
+         * @description The outcome of ``POST /v1/users/{user_id}/import``.
+         */
+        ImportedOut: {
+            /** User Id */
+            user_id: string;
+            imported: components["schemas"]["ImportedCountsOut"];
+        };
+        /**
          * InjectedMemoryOut
          * @description A memory in the ``memory_context`` block, as injected.
          */
@@ -1226,6 +1320,12 @@ export interface components {
             rows: number;
             /** Escalations */
             escalations: number;
+            /**
+             * Failures
+             * @description texts an embedding run could not embed, marked and skipped
+             * @default 0
+             */
+            failures?: number;
             /** Error */
             error: string | null;
         };
@@ -1491,6 +1591,30 @@ export interface components {
             reason: string | null;
         };
         /**
+         * PersonOut
+         * @description A person's settings.
+         */
+        PersonOut: {
+            /** User Id */
+            user_id: string;
+            /**
+             * Time Zone
+             * @description the IANA zone the person's days are counted in; null: UTC
+             */
+            time_zone: string | null;
+        };
+        /**
+         * PersonPatch
+         * @description Settings to change; an omitted one stays as it is.
+         */
+        PersonPatch: {
+            /**
+             * Time Zone
+             * @description the zone to count the person's days in; null: back to UTC
+             */
+            time_zone?: string | null;
+        };
+        /**
          * PhaseOut
          * @description An earlier phase condensed by the phase switch (seed 000).
          */
@@ -1638,6 +1762,11 @@ export interface components {
              * @description leave out hits of lower confidence (default RECALL_MIN_CONFIDENCE); a recall may return fewer than top_k results, or none
              */
             min_confidence?: number | null;
+            /**
+             * Time Zone
+             * @description count the days the query names (yesterday, 上周五) in this IANA zone instead of the person's own (PATCH /v1/users/{user_id}; UTC when unset)
+             */
+            time_zone?: string | null;
         };
         /**
          * RecallOut
@@ -2622,6 +2751,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     used_v1_users__user_id__memories_used_post: {
@@ -2961,6 +3099,65 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_person_v1_users__user_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-128 of [A-Za-z0-9_.:@-] */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     erase_user_v1_users__user_id__delete: {
@@ -2995,6 +3192,183 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    patch_person_v1_users__user_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-128 of [A-Za-z0-9_.:@-] */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_user_v1_users__user_id__export_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-128 of [A-Za-z0-9_.:@-] */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines: header, person, memories, links, message scores, compressions, end (docs/api.md, docs/person-export.schema.json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_user_v1_users__user_id__import_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-128 of [A-Za-z0-9_.:@-] */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description an export made by GET /v1/users/{user_id}/export */
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3063,6 +3437,15 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
