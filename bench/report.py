@@ -11,6 +11,7 @@ from typing import Any
 
 from bench import data
 from bench.chat_proxy import HISTORY_TURNS, TARGET_CPU_MS
+from bench.flood import FLOOD_TIMEOUT_SECONDS, FLOODER_MEMORIES, LONG_CHARS, TARGET_RATIO
 from bench.plan import HISTORY_DAYS
 from bench.rescore_recall import IDLE_CAP_SECONDS
 from bench.scenarios import FLOOR_RECALL_SQL, FLOOR_RESCORE_SQL, TOP_K
@@ -183,6 +184,39 @@ def chat_proxy_table(results: dict[str, Any]) -> Table:
     return head, rows
 
 
+def flood_table(results: dict[str, Any]) -> Table:
+    """One person's recall alone and while another floods the embedding engine and a
+    third's long notes are embedded; the flooder's answers; the new memories' vectors."""
+    head = ["backend", "memories", "notes", "flood conns", "alone p50", "flood p50", "p95"]
+    head += ["ratio", "flooder 200", "429", "5xx", "time-outs", "other"]
+    head += ["new with vectors", "vectors s", "target"]
+    rows = []
+    for backend, f in _sections(results, "flood"):
+        fl, seconds = f["flooder"], f["new_vectors_seconds"]
+        met = "met" if f["meets_target"] else "MISSED"
+        rows.append(
+            [
+                backend,
+                f"{f['store']:,}",
+                f"{f['notes']:,}",
+                str(f["flood_clients"]),
+                _ms(f["alone"]["p50"]),
+                _ms(f["under_flood"]["p50"]),
+                _ms(f["under_flood"]["p95"]),
+                _x(f["ratio_p50"]),
+                f"{fl['ok_200']:,}",
+                f"{fl['busy_429']:,}",
+                f"{fl['server_error_5xx']:,}",
+                f"{fl['timeout']:,}",
+                f"{fl['other']:,}",
+                f"{f['new_with_vectors']}/{f['new_memories']}",
+                "-" if seconds is None else f"{seconds:.1f}",
+                f"≤ {f['target_ratio']:g}× {met}",
+            ]
+        )
+    return head, rows
+
+
 def _loads(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(backend, section) of every HTTP load: one server process, then several."""
     return [
@@ -340,6 +374,10 @@ def tables(results: dict[str, Any]) -> list[tuple[str, Table]]:
             "Chat proxy (ms; ratio = first byte through the proxy p50 / direct p50)",
             chat_proxy_table(results),
         ),
+        (
+            "Recall under an embedding flood (ms; ratio = p50 under the flood / p50 alone)",
+            flood_table(results),
+        ),
         ("HTTP under load (ms; ratio = recall p50 / healthz p50)", http_load_table(results)),
         ("HTTP under load: CPU ms per request", http_cpu_table(results)),
         ("Server memory after the load", server_memory_table(results)),
@@ -475,6 +513,26 @@ as itself: first alone for as long as one rescoring run took (at most
 as "during" when it starts before the run ends. Failed recalls or runs (deadlock, lock
 timeout) are counted as errors. Ratio = p99 during / p99 idle; the run's time with the
 recalls is shown beside its time alone.
+
+**Recall under an embedding flood** (bench/flood.py). A database of its own (nothing
+else in it waits for a vector) and one real server as in the HTTP load below, with
+`EMBEDDING_PROVIDER=local` (the bundled model) and its scheduler on, so the embedding
+backfill runs as in `jarvis-memory serve`. A person's {c.get("flood_store", 0):,} short
+statements and a flooding person's {FLOODER_MEMORIES} are written and embedded first.
+Alone: that person's {c.get("flood_recalls", 0)} recalls (short queries, top {TOP_K},
+`track: false`), one at a time. Then a flooding client sends recalls of
+{LONG_CHARS:,}-character queries for its person on {c.get("flood_clients", 0)}
+connections, back to back (it ignores `Retry-After`); a third person's
+{c.get("flood_notes", 0)} notes of {LONG_CHARS:,} characters are written in one batch;
+the measured person writes {c.get("flood_new", 0)} new memories; once a backfill run has
+started, the same recalls again. The flood goes on until the new memories have vectors
+(read from the database beside the server; at most {c.get("flood_vector_wait", 0):g} s
+after their write). Ratio = p50 under the flood / p50 alone. The flooder's answers are
+counted by status; a request unanswered after {FLOOD_TIMEOUT_SECONDS:g} s is a time-out.
+Vectors s: from the new memories' write to their last vector. Target: ratio ≤
+{TARGET_RATIO:g}×, every new memory embedded, the flooder never answered 5xx nor timed
+out. The server, the backfill, the flooder and the load generator share the machine's
+CPUs.
 
 **HTTP under load** (bench/http_load.py, bench/traffic.py, bench/server.py). One real
 server: `python -m bench.server_main` runs `api.app.create_app` under uvicorn as

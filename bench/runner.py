@@ -133,7 +133,9 @@ async def run_backend(
             if settings.freeze_startup_heap:
                 freeze_startup_heap()
             ctx = scenarios.Context(db, settings, analyzer, BenchClock(NOW), scale.reps, seed)
-            run = BackendRun(backend, url, ctx, scale, total, ingest_plan, tmp_dir, log)
+            run = BackendRun(
+                backend, url, ctx, scale, total, ingest_plan, tmp_dir, log, pg_server=pg_server
+            )
             for name, step in STEPS:
                 section = await step(run)
                 if section is not None:
@@ -213,6 +215,12 @@ async def run_bench(
             "soak_clients": scale.soak_clients,
             "soak_seconds": scale.soak_seconds,
             "soak_windows": scale.soak_windows,
+            "flood_store": scale.flood_store,
+            "flood_recalls": scale.flood_recalls,
+            "flood_notes": scale.flood_notes,
+            "flood_new": scale.flood_new,
+            "flood_clients": scale.flood_clients,
+            "flood_vector_wait": scale.flood_vector_wait,
             "steps": [name for name, _ in STEPS],
         },
         "machine": {

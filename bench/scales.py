@@ -19,6 +19,9 @@ class Scale:
     The HTTP load runs against one server process (the target's figure) and, on
     PostgreSQL, again against ``load_workers`` worker processes
     (``jarvis-memory serve --workers``; SQLite serves one process).
+
+    The embedding flood (bench/flood.py) runs on a database of its own: ``flood_store``
+    memories of the measured person, ``flood_notes`` long notes of another.
     """
 
     name: str
@@ -37,6 +40,14 @@ class Scale:
     soak_clients: int = 16  # bench/soak.py: the server's RSS over windows of new words
     soak_seconds: float = 20.0
     soak_windows: int = 8
+    # bench/flood.py: one person's recall while another floods the embedding engine with
+    # long queries and a third's long notes are embedded.
+    flood_store: int = 300  # the measured person's memories, embedded first
+    flood_recalls: int = 50  # their recalls alone, then under the flood
+    flood_notes: int = 120  # the other person's notes of 8,000 characters
+    flood_new: int = 5  # the measured person's new memories during the flood
+    flood_clients: int = 8  # the flooding client's connections
+    flood_vector_wait: float = 600.0  # seconds the new memories may take to get vectors
 
     def filler(self, backend: str) -> list[int]:
         """Memory counts of the filler tenants for ``backend``."""
@@ -63,6 +74,12 @@ SCALES = {
         soak_clients=4,
         soak_seconds=0.5,
         soak_windows=2,
+        flood_store=30,
+        flood_recalls=8,
+        flood_notes=6,
+        flood_new=2,
+        flood_clients=4,
+        flood_vector_wait=120.0,
     ),
     "small": Scale(
         "small",

@@ -3,7 +3,8 @@
 bench/server.py starts this as a subprocess so that the server has an event loop and
 an RSS of its own. It serves ``api.app.create_app`` exactly as ``jarvis-memory serve``
 does (same uvicorn defaults and log level; logs go to the file the parent gives as
-stderr) with the bench's settings (scheduler and auth off), the database from
+stderr) with the bench's settings (auth off, the scheduler off unless
+``BENCH_SCHEDULER=true``), the database from
 ``DATABASE_URL`` and the bench's fixed clock. The kernel picks a free loopback port; it
 is printed on stdout as the only line, so parallel runs never collide.
 
@@ -30,6 +31,8 @@ from bench.config import BenchClock, bench_settings
 
 HOST = "127.0.0.1"
 NOW_VARIABLE = "BENCH_NOW"  # the clock, for worker processes
+# "true": the scheduled jobs run in the server (the embedding backfill, bench/flood.py).
+SCHEDULER_VARIABLE = "BENCH_SCHEDULER"
 
 
 def listening_socket() -> socket.socket:
@@ -47,9 +50,12 @@ def listening_socket() -> socket.socket:
 
 
 def bench_app() -> FastAPI:
-    """The bench's app from the environment: ``DATABASE_URL`` and the clock ``BENCH_NOW``."""
+    """The bench's app from the environment: ``DATABASE_URL``, the clock ``BENCH_NOW`` and
+    whether the scheduler runs, ``BENCH_SCHEDULER``."""
     now = datetime.fromisoformat(os.environ[NOW_VARIABLE])
-    return create_app(bench_settings(os.environ["DATABASE_URL"]), clock=BenchClock(now))
+    scheduler = os.environ.get(SCHEDULER_VARIABLE) == "true"
+    settings = bench_settings(os.environ["DATABASE_URL"], scheduler=scheduler)
+    return create_app(settings, clock=BenchClock(now))
 
 
 def main(argv: list[str] | None = None) -> int:

