@@ -190,6 +190,7 @@ def engine(database_url: str, _backends: _Backends) -> AsyncEngine:
 @pytest.fixture
 async def db(engine: AsyncEngine) -> AsyncIterator[Database]:
     """A Database whose units of work are savepoints in a rolled-back transaction."""
+    await _left_behind_removed(engine)  # by a test that wrote without this fixture
     async with engine.connect() as connection:
         outer = await connection.begin()
         database = Database(engine)
