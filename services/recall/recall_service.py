@@ -82,6 +82,8 @@ from services.repositories.statements.bm25_sql import Bm25Query
 from services.text.analysis import TextAnalyzer, term_kind
 
 log = logging.getLogger(__name__)
+# Decimal digits a fused score keeps (float noise below them is not a difference).
+SCORE_DIGITS = 12
 
 # Queries up to this long are analysed on the event loop (a 200-character Chinese query
 # takes about 0.6 ms; the bench's take 0.1 ms, less than the thread hop they used to pay).
@@ -357,7 +359,12 @@ class RecallService:
         wanted = weights.phrase > 0 and understood.phrases.total_weight > 0
         phrases = understood.phrases if wanted else None
         table = self._signal_table(pool, understood, phrases, weights, now)
-        scores = fused_scores(table, weights.model_dump(), pool.rows)
+        # Rounded so that equal evidence ties exactly: BM25 summed by the database in
+        # another order can differ in the last bit, and a tie goes to the newer memory.
+        scores = {
+            mid: round(v, SCORE_DIGITS)
+            for mid, v in fused_scores(table, weights.model_dump(), pool.rows).items()
+        }
         reranked: dict[int, Reranked] = {}
         if self.reranker is not None:
             texts = {mid: m.content for mid, m in pool.rows.items()}
