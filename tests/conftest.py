@@ -190,7 +190,7 @@ def engine(database_url: str, _backends: _Backends) -> AsyncEngine:
 @pytest.fixture
 async def db(engine: AsyncEngine) -> AsyncIterator[Database]:
     """A Database whose units of work are savepoints in a rolled-back transaction."""
-    await _left_behind_removed(engine)  # by a test that wrote without this fixture
+    await _left_behind_removed(engine)
     async with engine.connect() as connection:
         outer = await connection.begin()
         database = Database(engine)
@@ -201,14 +201,12 @@ async def db(engine: AsyncEngine) -> AsyncIterator[Database]:
             yield database
         finally:
             await outer.rollback()
-    await _left_behind_removed(engine)
 
 
 async def _left_behind_removed(engine: AsyncEngine) -> None:
-    """Rows a test committed past its rolled-back transaction, deleted: the databases are
-    shared by every file a worker runs, so one such row would change the next file's
-    statistics (a memory of the same user linking to its topic, say). One query when
-    nothing was left behind."""
+    """Rows an earlier test committed (past its rolled-back transaction, or without this
+    fixture: a live server, the CLI), deleted before the next test starts: the databases
+    are shared by every file a worker runs. One query when nothing was left behind."""
     tables = list(reversed(Base.metadata.sorted_tables))
     anything = " OR ".join(f'EXISTS (SELECT 1 FROM "{t.name}")' for t in tables)
     async with engine.begin() as connection:
